@@ -1,0 +1,53 @@
+import type { Artifact } from './artifacts.ts'
+import type { TaskError } from './errors.ts'
+import type { Message } from './parts.ts'
+import type { TaskState } from './states.ts'
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
+export const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR']
+
+export type JsonObject = Record<string, unknown>
+
+/** A status change. Which optional fields are set depends on the state (see `fold`). */
+export interface StatusEvent {
+  kind: 'status'
+  state: TaskState
+  /** INPUT_REQUIRED / AUTH_REQUIRED: the human-readable question. */
+  prompt?: string
+  /** INPUT_REQUIRED: the JSON Schema the answer must satisfy (absent: the agent's input schema). */
+  inputSchema?: JsonObject
+  /** FAILED / REJECTED: why. */
+  error?: TaskError
+  /** COMPLETED: the validated output. */
+  output?: JsonObject
+  /** The id of the agent message that carries this status (A2A status.message). */
+  messageId?: string
+}
+
+export interface LogEvent {
+  kind: 'log'
+  level: LogLevel
+  message: string
+}
+
+export interface ArtifactEvent {
+  kind: 'artifact'
+  artifact: Artifact
+}
+
+/**
+ * Input to the task. The first input event is the task's input; every later one answers the
+ * agent's pending question (INPUT_REQUIRED) and resumes the task.
+ */
+export interface InputEvent {
+  kind: 'input'
+  input: JsonObject
+  text?: string
+  /** The A2A message this input arrived in, kept as a history turn. */
+  message?: Message
+}
+
+export type EventBody = StatusEvent | LogEvent | ArtifactEvent | InputEvent
+
+/** An event as stored: `seq` is the per-task sequence (1, 2, 3 …), the SSE `id:` of every stream. */
+export type TaskEvent = EventBody & { seq: number; at: string }

@@ -1,0 +1,106 @@
+import { SwitchboardError } from './errors.ts'
+import type { TaskEvent } from './events.ts'
+import { canTransition, isTerminal } from './states.ts'
+import type { Task, TaskHeader } from './task.ts'
+
+/** A task before its first event: the fold's starting value. */
+export const emptyTask = (header: TaskHeader): Task => ({
+  ...header,
+  state: 'SUBMITTED',
+  statusAt: header.createdAt,
+  updatedAt: header.createdAt,
+  version: 0,
+  input: {},
+  answers: [],
+  artifacts: [],
+  history: [],
+  logCount: 0,
+})
+
+/**
+ * Folds one event into the task, in place, after checking that the event is allowed: nothing
+ * follows a terminal state, status changes follow the transition table, and an answer is only
+ * accepted while the task waits for input. The store calls this inside the transaction that
+ * appends the event, so the same rule decides every race.
+ */
+export const applyEvent = (task: Task, event: TaskEvent): Task => {
+  if (event.seq !== task.version + 1) {
+    throw new SwitchboardError('INTERNAL', `event seq ${event.seq} does not follow version ${task.version}`)
+  }
+  if (isTerminal(task.state)) {
+    throw new SwitchboardError('TASK_TERMINAL', `task ${task.id} is ${task.state} and cannot change`, {
+      state: task.state,
+    })
+  }
+  switch (event.kind) {
+    case 'status': {
+      // A task is born with [input, SUBMITTED]; SUBMITTED is never re-entered afterwards.
+      const opening = event.state === 'SUBMITTED' && task.version <= 1
+      if (!opening && !canTransition(task.state, event.state)) {
+        throw new SwitchboardError(
+          'INVALID_TRANSITION',
+          `task ${task.id} cannot go from ${task.state} to ${event.state}`,
+          {
+            from: task.state,
+            to: event.state,
+          },
+        )
+      }
+      task.state = event.state
+      task.statusAt = event.at
+      task.prompt = event.prompt
+      task.inputSchema = event.inputSchema
+      task.statusMessageId = event.messageId
+      if (event.error) task.error = event.error
+      if (event.output) task.output = event.output
+      if (event.prompt && event.messageId) {
+        task.history.push({
+          messageId: event.messageId,
+          role: 'agent',
+          parts: [{ kind: 'text', text: event.prompt }],
+          contextId: task.contextId,
+          taskId: task.id,
+        })
+      }
+      break
+    }
+    case 'input': {
+      const isFirst = task.version === 0
+      if (isFirst) {
+        task.input = event.input
+        if (event.text !== undefined) task.text = event.text
+      } else {
+        if (task.state !== 'INPUT_REQUIRED' && task.state !== 'AUTH_REQUIRED') {
+          throw new SwitchboardError(
+            'TASK_NOT_AWAITING_INPUT',
+            `task ${task.id} is ${task.state}, not waiting for input`,
+            {
+              state: task.state,
+            },
+          )
+        }
+        task.answers.push(
+          event.text === undefined ? { input: event.input } : { input: event.input, text: event.text },
+        )
+      }
+      if (event.message) task.history.push(event.message)
+      break
+    }
+    case 'log':
+      task.logCount += 1
+      break
+    case 'artifact':
+      task.artifacts.push(event.artifact)
+      break
+  }
+  task.version = event.seq
+  task.updatedAt = event.at
+  return task
+}
+
+/** The task as the fold of its whole log. */
+export const fold = (header: TaskHeader, events: Iterable<TaskEvent>): Task => {
+  const task = emptyTask(header)
+  for (const event of events) applyEvent(task, event)
+  return task
+}

@@ -1,0 +1,55 @@
+import type { Artifact } from './artifacts.ts'
+import type { TaskError } from './errors.ts'
+import type { JsonObject } from './events.ts'
+import type { Message, Metadata } from './parts.ts'
+import type { TaskState } from './states.ts'
+
+/** Who may see a task. Every store query is scoped by both. */
+export interface Scope {
+  tenant: string
+  owner: string
+}
+
+export const DEFAULT_SCOPE: Scope = Object.freeze({ tenant: 'default', owner: 'default' })
+
+/** What a task is born with; never changes afterwards. */
+export interface TaskHeader {
+  id: string
+  tenant: string
+  owner: string
+  /** The slug of the agent that runs the task. */
+  agent: string
+  contextId: string
+  createdAt: string
+  metadata?: Metadata
+}
+
+export interface Answer {
+  input: JsonObject
+  text?: string
+}
+
+/** The task: `fold(header, events)`. The store keeps it as a cache for fast reads. */
+export interface Task extends TaskHeader {
+  state: TaskState
+  /** When the current state was entered (A2A status.timestamp; ListTasks order). */
+  statusAt: string
+  updatedAt: string
+  /** The sequence of the last event folded in. */
+  version: number
+  input: JsonObject
+  text?: string
+  /** Answers to the agent's questions, in order. */
+  answers: Answer[]
+  prompt?: string
+  inputSchema?: JsonObject
+  output?: JsonObject
+  error?: TaskError
+  /** The id of the agent message carrying the current status, if any. */
+  statusMessageId?: string
+  artifacts: Artifact[]
+  /** Conversation turns: user messages as received, agent prompts as sent. */
+  history: Message[]
+  /** How many log events the handler has emitted (replay position). */
+  logCount: number
+}

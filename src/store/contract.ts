@@ -1,0 +1,195 @@
+import type { Artifact } from '../model/artifacts.ts'
+import type { EventBody, TaskEvent } from '../model/events.ts'
+import type { Delivery, DeliveryState, PushConfig, PushTarget } from '../model/push.ts'
+import type { TaskState } from '../model/states.ts'
+import type { Scope, Task, TaskHeader } from '../model/task.ts'
+
+/**
+ * The store contract. One suite (test/store/contract.ts) runs against every backend.
+ *
+ * Concurrency rules every backend keeps:
+ * - `append` is one transaction: read the task, check and fold each event with `applyEvent`
+ *   (which refuses anything after a terminal state), insert the events with consecutive `seq`,
+ *   update the task row with a compare-and-set on its version, insert the outbox rows the events
+ *   trigger. Two racing appends never both succeed against the same version; a terminal state is
+ *   written at most once.
+ * - Writes from a runner pass `leaseOwner`: they fail with LEASE_LOST once another replica holds
+ *   the task.
+ * - Lease and delivery claims never hand the same row to two claimers (SKIP LOCKED on PostgreSQL,
+ *   the single writer on SQLite).
+ */
+export interface Store {
+  readonly backend: 'sqlite' | 'postgres' | 'memory'
+
+  /** Applies pending migrations. Safe to call from several replicas at once. */
+  init(): Promise<void>
+  close(): Promise<void>
+
+  // ── tasks and events ──────────────────────────────────────────────────────
+  /**
+   * Creates a task with its opening events ([input, SUBMITTED]) and push configs in one
+   * transaction. With an idempotency key already used in the scope, creates nothing and returns
+   * the existing task with `created: false`.
+   */
+  createTask(request: CreateTaskRequest): Promise<CreateTaskResult>
+
+  /** Appends events atomically; see the rules above. Throws SwitchboardError. */
+  append(request: AppendRequest): Promise<AppendResult>
+
+  getTask(scope: Scope, taskId: string): Promise<Task | undefined>
+
+  listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage>
+
+  /** Events with `seq > afterSeq`, ascending, at most `limit`. Unscoped: callers check access first. */
+  readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEvent[]>
+
+  getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined>
+
+  // ── execution leases ──────────────────────────────────────────────────────
+  /**
+   * Claims up to `limit` tasks that need a run (`runPending`) and whose lease is free or expired,
+   * oldest first, for `owner` until now + ttlMs. `interrupted` is true when the previous holder's
+   * lease expired (it died mid-run) rather than being released.
+   */
+  claimTasks(request: ClaimTasksRequest): Promise<ClaimedTask[]>
+
+  /** Extends the leases `owner` still holds; returns the ids it still holds. */
+  renewLeases(owner: string, taskIds: readonly string[], ttlMs: number): Promise<string[]>
+
+  /** Ends a run: frees the lease and clears `runPending` unless the run must happen again. */
+  releaseLease(owner: string, taskId: string): Promise<void>
+
+  /** Makes every lease claimable now: for a single-process store starting after a crash. */
+  expireLeases(owner?: string): Promise<number>
+
+  // ── push configs (A2A TaskPushNotificationConfig, Clawpedia notification_config) ──
+  putPushConfig(scope: Scope, config: PushConfig): Promise<PushConfig>
+  getPushConfig(scope: Scope, taskId: string, configId: string): Promise<PushConfig | undefined>
+  listPushConfigs(scope: Scope, taskId: string): Promise<PushConfig[]>
+  /** Returns whether a config was deleted. Pending deliveries to it are dropped. */
+  deletePushConfig(scope: Scope, taskId: string, configId: string): Promise<boolean>
+
+  // ── push outbox ───────────────────────────────────────────────────────────
+  /**
+   * Claims due pending deliveries for `owner` until now + ttlMs. Only the earliest pending
+   * delivery of each (task, config) is eligible, so a later event never overtakes an earlier one.
+   */
+  claimDeliveries(request: ClaimDeliveriesRequest): Promise<Delivery[]>
+  /** Records the outcome of an attempt by the claim holder; ignored if the claim was lost. */
+  settleDelivery(owner: string, deliveryId: string, outcome: DeliveryOutcome): Promise<void>
+  listDeliveries(query: ListDeliveriesQuery): Promise<Delivery[]>
+  getDelivery(deliveryId: string): Promise<Delivery | undefined>
+  /** Puts a dead delivery back to pending with a fresh attempt count. */
+  retryDelivery(deliveryId: string): Promise<Delivery | undefined>
+  countDeliveries(): Promise<Record<DeliveryState, number>>
+}
+
+export interface CreateTaskRequest {
+  header: TaskHeader
+  input: Record<string, unknown>
+  text?: string
+  message?: import('../model/parts.ts').Message
+  idempotencyKey?: string
+  pushTargets?: PushTarget[]
+  /** Claim the new task for this runner in the same transaction (saves a round trip). */
+  lease?: { owner: string; ttlMs: number }
+}
+
+export interface CreateTaskResult {
+  task: Task
+  events: TaskEvent[]
+  created: boolean
+  /** True when `lease` was requested and granted. */
+  leased: boolean
+}
+
+export interface AppendRequest {
+  taskId: string
+  /** When set, the task must be visible in this scope. */
+  scope?: Scope
+  events: EventBody[]
+  /** File bytes for artifact events, keyed by artifact id. */
+  blobs?: ReadonlyMap<string, Uint8Array>
+  /** When set, the append fails with LEASE_LOST unless this owner holds the lease. */
+  leaseOwner?: string
+  /** Marks the task as needing a run (an answer arrived). */
+  requestRun?: boolean
+}
+
+export interface AppendResult {
+  task: Task
+  events: TaskEvent[]
+}
+
+export interface ListTasksQuery {
+  agent?: string
+  contextId?: string
+  state?: TaskState
+  /** Only tasks whose status timestamp is at or after this ISO time. */
+  statusAfter?: string
+  pageSize: number
+  pageToken?: string
+}
+
+export interface ListTasksPage {
+  tasks: Task[]
+  nextPageToken: string
+  totalSize: number
+}
+
+export interface StoredArtifact {
+  artifact: Artifact
+  /** The file's bytes, for `file` artifacts. */
+  bytes?: Uint8Array
+}
+
+export interface ClaimTasksRequest {
+  owner: string
+  limit: number
+  ttlMs: number
+  /** Only tasks of these agents (agents with free capacity). Absent: any. */
+  agents?: readonly string[]
+}
+
+export interface ClaimedTask {
+  task: Task
+  interrupted: boolean
+}
+
+export interface ClaimDeliveriesRequest {
+  owner: string
+  limit: number
+  ttlMs: number
+}
+
+export type DeliveryOutcome =
+  | { result: 'delivered' }
+  | { result: 'retry'; error: string; retryAt: string }
+  | { result: 'dead'; error: string }
+
+export interface ListDeliveriesQuery {
+  state?: DeliveryState
+  taskId?: string
+  limit: number
+}
+
+/** A page token is the position of the last task of the page in (statusAt desc, id desc) order. */
+export const encodePageToken = (statusAt: string, id: string): string =>
+  Buffer.from(JSON.stringify([statusAt, id])).toString('base64url')
+
+export const decodePageToken = (token: string): { statusAt: string; id: string } | undefined => {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'))
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string'
+    ) {
+      return { statusAt: value[0], id: value[1] }
+    }
+  } catch {
+    // fall through: an unreadable token is simply invalid
+  }
+  return undefined
+}

@@ -1,0 +1,76 @@
+/**
+ * Forward-only migrations. Each runs in a transaction that records its number first; the store
+ * refuses to open a database whose schema is newer than this list.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  /* 1: tasks, events, artifacts, push configs, the push outbox */ `
+  CREATE TABLE tasks (
+    id               TEXT PRIMARY KEY,
+    tenant           TEXT NOT NULL,
+    owner            TEXT NOT NULL,
+    agent            TEXT NOT NULL,
+    context_id       TEXT NOT NULL,
+    state            TEXT NOT NULL,
+    version          INTEGER NOT NULL,
+    created_at       TEXT NOT NULL,
+    status_at        TEXT NOT NULL,
+    idempotency_key  TEXT,
+    run_pending      INTEGER NOT NULL DEFAULT 1,
+    lease_owner      TEXT,
+    lease_expires_at INTEGER,
+    snapshot         TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX tasks_idempotency ON tasks (tenant, owner, idempotency_key) WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX tasks_by_status_time ON tasks (tenant, owner, agent, status_at DESC, id DESC);
+  CREATE INDEX tasks_by_context ON tasks (tenant, owner, context_id);
+  CREATE INDEX tasks_runnable ON tasks (created_at) WHERE run_pending = 1;
+
+  CREATE TABLE events (
+    task_id TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    body    TEXT NOT NULL,
+    PRIMARY KEY (task_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE artifacts (
+    id      TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL,
+    tenant  TEXT NOT NULL,
+    owner   TEXT NOT NULL,
+    meta    TEXT NOT NULL,
+    bytes   BLOB
+  );
+  CREATE INDEX artifacts_by_task ON artifacts (task_id);
+
+  CREATE TABLE push_configs (
+    task_id    TEXT NOT NULL,
+    id         TEXT NOT NULL,
+    tenant     TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    target     TEXT NOT NULL,
+    PRIMARY KEY (task_id, id)
+  );
+
+  CREATE TABLE deliveries (
+    id               TEXT PRIMARY KEY,
+    task_id          TEXT NOT NULL,
+    seq              INTEGER NOT NULL,
+    config_id        TEXT NOT NULL,
+    target           TEXT NOT NULL,
+    event            TEXT NOT NULL,
+    task             TEXT NOT NULL,
+    state            TEXT NOT NULL,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    created_at       TEXT NOT NULL,
+    next_attempt_at  INTEGER NOT NULL,
+    claim_owner      TEXT,
+    claim_expires_at INTEGER,
+    last_error       TEXT,
+    delivered_at     TEXT
+  );
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX deliveries_order ON deliveries (task_id, config_id, seq) WHERE state = 'pending';
+  CREATE INDEX deliveries_by_state ON deliveries (state, created_at);
+  `,
+]

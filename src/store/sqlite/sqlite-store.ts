@@ -1,0 +1,554 @@
+import Database from 'better-sqlite3'
+import type { Artifact } from '../../model/artifacts.ts'
+import { SwitchboardError } from '../../model/errors.ts'
+import type { TaskEvent } from '../../model/events.ts'
+import { applyEvent, emptyTask } from '../../model/fold.ts'
+import { newId } from '../../model/ids.ts'
+import {
+  type Delivery,
+  type DeliveryState,
+  notifies,
+  type PushConfig,
+  type PushTarget,
+} from '../../model/push.ts'
+import type { Scope, Task } from '../../model/task.ts'
+import { nowIso } from '../../model/time.ts'
+import {
+  type AppendRequest,
+  type AppendResult,
+  type ClaimDeliveriesRequest,
+  type ClaimedTask,
+  type ClaimTasksRequest,
+  type CreateTaskRequest,
+  type CreateTaskResult,
+  type DeliveryOutcome,
+  decodePageToken,
+  encodePageToken,
+  type ListDeliveriesQuery,
+  type ListTasksPage,
+  type ListTasksQuery,
+  type Store,
+  type StoredArtifact,
+} from '../contract.ts'
+import { openingEvents } from '../opening.ts'
+import { SQLITE_MIGRATIONS } from './migrations.ts'
+
+export interface SqliteStoreOptions {
+  /** A file path, or ':memory:' for tests. */
+  filename: string
+  /** 'normal' survives a process crash (kill -9); 'full' also survives power loss. */
+  synchronous?: 'normal' | 'full'
+}
+
+interface TaskRow {
+  snapshot: string
+  tenant: string
+  owner: string
+  lease_owner: string | null
+  version: number
+}
+
+interface DeliveryRow {
+  id: string
+  task_id: string
+  seq: number
+  config_id: string
+  target: string
+  event: string
+  task: string
+  state: DeliveryState
+  attempts: number
+  created_at: string
+  next_attempt_at: number
+  last_error: string | null
+  delivered_at: string | null
+}
+
+const visible = (row: { tenant: string; owner: string }, scope: Scope | undefined): boolean =>
+  scope === undefined || (row.tenant === scope.tenant && row.owner === scope.owner)
+
+const toDelivery = (row: DeliveryRow): Delivery => {
+  const delivery: Delivery = {
+    id: row.id,
+    taskId: row.task_id,
+    seq: row.seq,
+    configId: row.config_id,
+    target: JSON.parse(row.target) as PushTarget,
+    event: JSON.parse(row.event) as TaskEvent,
+    task: JSON.parse(row.task) as Task,
+    state: row.state,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    nextAttemptAt: new Date(row.next_attempt_at).toISOString(),
+  }
+  if (row.last_error !== null) delivery.lastError = row.last_error
+  if (row.delivered_at !== null) delivery.deliveredAt = row.delivered_at
+  return delivery
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode, every statement prepared once. better-sqlite3
+ * is synchronous, so each transaction runs without interleaving: the single writer is what makes
+ * the compare-and-set and the claims race-free in one process. One process per database file.
+ */
+export class SqliteStore implements Store {
+  readonly backend = 'sqlite' as const
+  readonly #db: Database.Database
+  readonly #sql: ReturnType<typeof prepare>
+  readonly #listStatements = new Map<string, Database.Statement>()
+
+  constructor(options: SqliteStoreOptions) {
+    this.#db = new Database(options.filename)
+    this.#db.pragma('journal_mode = WAL')
+    this.#db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    this.#db.pragma('busy_timeout = 5000')
+    migrate(this.#db)
+    this.#sql = prepare(this.#db)
+  }
+
+  async init(): Promise<void> {
+    // Migrations ran in the constructor: prepared statements need the schema.
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close()
+  }
+
+  async createTask(request: CreateTaskRequest): Promise<CreateTaskResult> {
+    return this.#db.transaction((): CreateTaskResult => {
+      const { header, idempotencyKey } = request
+      if (idempotencyKey !== undefined) {
+        const existing = this.#sql.taskByIdempotencyKey.get(header.tenant, header.owner, idempotencyKey) as
+          | { snapshot: string }
+          | undefined
+        if (existing)
+          return { task: JSON.parse(existing.snapshot) as Task, events: [], created: false, leased: false }
+      }
+      const task = emptyTask(header)
+      const events = openingEvents(request, nowIso())
+      for (const event of events) applyEvent(task, event)
+      const lease = request.lease
+      this.#sql.insertTask.run({
+        id: task.id,
+        tenant: task.tenant,
+        owner: task.owner,
+        agent: task.agent,
+        context_id: task.contextId,
+        state: task.state,
+        version: task.version,
+        created_at: task.createdAt,
+        status_at: task.statusAt,
+        idempotency_key: idempotencyKey ?? null,
+        lease_owner: lease?.owner ?? null,
+        lease_expires_at: lease ? Date.now() + lease.ttlMs : null,
+        snapshot: JSON.stringify(task),
+      })
+      for (const event of events) this.#sql.insertEvent.run(task.id, event.seq, JSON.stringify(event))
+      const configs = (request.pushTargets ?? []).map(
+        (target): PushConfig => ({ id: newId(), taskId: task.id, createdAt: task.createdAt, target }),
+      )
+      for (const config of configs) this.#insertPushConfig(task, config)
+      if (configs.length > 0) {
+        // The opening status is a status change like any other: notify it with the task as created.
+        const snapshot = JSON.stringify(task)
+        for (const event of events) this.#enqueueDeliveries(configs, event, snapshot)
+      }
+      return { task, events, created: true, leased: lease !== undefined }
+    })()
+  }
+
+  async append(request: AppendRequest): Promise<AppendResult> {
+    return this.#db.transaction((): AppendResult => {
+      const row = this.#sql.taskForUpdate.get(request.taskId) as TaskRow | undefined
+      if (!row || !visible(row, request.scope)) {
+        throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
+      }
+      if (request.leaseOwner !== undefined && row.lease_owner !== request.leaseOwner) {
+        throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
+      }
+      const task = JSON.parse(row.snapshot) as Task
+      const at = nowIso()
+      const configs = request.events.some((e) => e.kind === 'status' || e.kind === 'artifact')
+        ? this.#pushConfigsOf(request.taskId)
+        : []
+      const events: TaskEvent[] = []
+      for (const body of request.events) {
+        const event = { ...body, seq: task.version + 1, at } as TaskEvent
+        applyEvent(task, event)
+        events.push(event)
+        this.#sql.insertEvent.run(task.id, event.seq, JSON.stringify(event))
+        if (event.kind === 'artifact') this.#insertArtifact(task, event.artifact, request.blobs)
+        if (configs.length > 0) this.#enqueueDeliveries(configs, event, JSON.stringify(task))
+      }
+      const updated = this.#sql.updateTask.run({
+        id: task.id,
+        state: task.state,
+        version: task.version,
+        status_at: task.statusAt,
+        snapshot: JSON.stringify(task),
+        request_run: request.requestRun ? 1 : 0,
+        expected_version: row.version,
+      })
+      if (updated.changes !== 1) {
+        throw new SwitchboardError('INTERNAL', `concurrent modification of task ${task.id}`)
+      }
+      return { task, events }
+    })()
+  }
+
+  async getTask(scope: Scope, taskId: string): Promise<Task | undefined> {
+    const row = this.#sql.taskSnapshot.get(taskId, scope.tenant, scope.owner) as
+      | { snapshot: string }
+      | undefined
+    return row ? (JSON.parse(row.snapshot) as Task) : undefined
+  }
+
+  async listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
+    const filters = ['tenant = @tenant', 'owner = @owner']
+    const params: Record<string, unknown> = {
+      tenant: scope.tenant,
+      owner: scope.owner,
+      limit: query.pageSize + 1,
+    }
+    if (query.agent !== undefined) {
+      filters.push('agent = @agent')
+      params.agent = query.agent
+    }
+    if (query.contextId !== undefined) {
+      filters.push('context_id = @context_id')
+      params.context_id = query.contextId
+    }
+    if (query.state !== undefined) {
+      filters.push('state = @state')
+      params.state = query.state
+    }
+    if (query.statusAfter !== undefined) {
+      filters.push('status_at >= @status_after')
+      params.status_after = query.statusAfter
+    }
+    const where = filters.join(' AND ')
+    const total = this.#listStatement(`SELECT count(*) AS n FROM tasks WHERE ${where}`).get(params) as {
+      n: number
+    }
+    let pageWhere = where
+    if (query.pageToken) {
+      const cursor = decodePageToken(query.pageToken)
+      if (!cursor)
+        throw new SwitchboardError('INVALID_REQUEST', 'pageToken is not a token this server issued')
+      pageWhere += ' AND (status_at < @cursor_at OR (status_at = @cursor_at AND id < @cursor_id))'
+      params.cursor_at = cursor.statusAt
+      params.cursor_id = cursor.id
+    }
+    const rows = this.#listStatement(
+      `SELECT snapshot FROM tasks WHERE ${pageWhere} ORDER BY status_at DESC, id DESC LIMIT @limit`,
+    ).all(params) as { snapshot: string }[]
+    const tasks = rows.slice(0, query.pageSize).map((r) => JSON.parse(r.snapshot) as Task)
+    const last = tasks.at(-1)
+    const nextPageToken = rows.length > query.pageSize && last ? encodePageToken(last.statusAt, last.id) : ''
+    return { tasks, nextPageToken, totalSize: total.n }
+  }
+
+  async readEvents(taskId: string, afterSeq: number, limit = 1000): Promise<TaskEvent[]> {
+    const rows = this.#sql.events.all(taskId, afterSeq, limit) as { body: string }[]
+    return rows.map((r) => JSON.parse(r.body) as TaskEvent)
+  }
+
+  async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {
+    const row = this.#sql.artifact.get(artifactId) as
+      | { meta: string; bytes: Buffer | null; tenant: string; owner: string }
+      | undefined
+    if (!row || !visible(row, scope)) return undefined
+    const stored: StoredArtifact = { artifact: JSON.parse(row.meta) as Artifact }
+    if (row.bytes !== null) stored.bytes = row.bytes
+    return stored
+  }
+
+  async claimTasks(request: ClaimTasksRequest): Promise<ClaimedTask[]> {
+    return this.#db.transaction((): ClaimedTask[] => {
+      const now = Date.now()
+      const rows = (
+        request.agents
+          ? this.#sql.claimableForAgents.all(now, JSON.stringify(request.agents), request.limit)
+          : this.#sql.claimable.all(now, request.limit)
+      ) as { id: string; snapshot: string; lease_owner: string | null }[]
+      const expires = now + request.ttlMs
+      return rows.map((row) => {
+        this.#sql.takeLease.run(request.owner, expires, row.id)
+        return { task: JSON.parse(row.snapshot) as Task, interrupted: row.lease_owner !== null }
+      })
+    })()
+  }
+
+  async renewLeases(owner: string, taskIds: readonly string[], ttlMs: number): Promise<string[]> {
+    if (taskIds.length === 0) return []
+    return this.#db.transaction((): string[] => {
+      const ids = JSON.stringify(taskIds)
+      this.#sql.renewLeases.run(Date.now() + ttlMs, owner, ids)
+      return (this.#sql.heldLeases.all(owner, ids) as { id: string }[]).map((r) => r.id)
+    })()
+  }
+
+  async releaseLease(owner: string, taskId: string): Promise<void> {
+    this.#sql.releaseLease.run(taskId, owner)
+  }
+
+  async expireLeases(owner?: string): Promise<number> {
+    const result = owner === undefined ? this.#sql.expireAllLeases.run() : this.#sql.expireLeasesOf.run(owner)
+    return result.changes
+  }
+
+  async putPushConfig(scope: Scope, config: PushConfig): Promise<PushConfig> {
+    return this.#db.transaction((): PushConfig => {
+      const task = this.#sql.taskSnapshot.get(config.taskId, scope.tenant, scope.owner) as
+        | { snapshot: string }
+        | undefined
+      if (!task) throw new SwitchboardError('TASK_NOT_FOUND', `no task ${config.taskId}`)
+      this.#sql.deletePushConfig.run(config.taskId, config.id)
+      this.#insertPushConfig({ tenant: scope.tenant, owner: scope.owner, id: config.taskId }, config)
+      return config
+    })()
+  }
+
+  async getPushConfig(scope: Scope, taskId: string, configId: string): Promise<PushConfig | undefined> {
+    const row = this.#sql.pushConfig.get(taskId, configId, scope.tenant, scope.owner) as
+      | { created_at: string; target: string }
+      | undefined
+    return row
+      ? { id: configId, taskId, createdAt: row.created_at, target: JSON.parse(row.target) }
+      : undefined
+  }
+
+  async listPushConfigs(scope: Scope, taskId: string): Promise<PushConfig[]> {
+    const rows = this.#sql.pushConfigsScoped.all(taskId, scope.tenant, scope.owner) as {
+      id: string
+      created_at: string
+      target: string
+    }[]
+    return rows.map((r) => ({ id: r.id, taskId, createdAt: r.created_at, target: JSON.parse(r.target) }))
+  }
+
+  async deletePushConfig(scope: Scope, taskId: string, configId: string): Promise<boolean> {
+    return this.#db.transaction((): boolean => {
+      const existing = this.#sql.pushConfig.get(taskId, configId, scope.tenant, scope.owner)
+      if (!existing) return false
+      this.#sql.deletePushConfig.run(taskId, configId)
+      this.#sql.dropPendingDeliveries.run(taskId, configId)
+      return true
+    })()
+  }
+
+  async claimDeliveries(request: ClaimDeliveriesRequest): Promise<Delivery[]> {
+    return this.#db.transaction((): Delivery[] => {
+      const now = Date.now()
+      const rows = this.#sql.claimableDeliveries.all(now, now, request.limit) as DeliveryRow[]
+      for (const row of rows) this.#sql.claimDelivery.run(request.owner, now + request.ttlMs, row.id)
+      return rows.map(toDelivery)
+    })()
+  }
+
+  async settleDelivery(owner: string, deliveryId: string, outcome: DeliveryOutcome): Promise<void> {
+    switch (outcome.result) {
+      case 'delivered':
+        this.#sql.settleDelivery.run('delivered', null, Date.now(), nowIso(), deliveryId, owner)
+        break
+      case 'retry':
+        this.#sql.settleDelivery.run(
+          'pending',
+          outcome.error,
+          Date.parse(outcome.retryAt),
+          null,
+          deliveryId,
+          owner,
+        )
+        break
+      case 'dead':
+        this.#sql.settleDelivery.run('dead', outcome.error, Date.now(), null, deliveryId, owner)
+        break
+    }
+  }
+
+  async listDeliveries(query: ListDeliveriesQuery): Promise<Delivery[]> {
+    const rows = this.#sql.listDeliveries.all(
+      query.state ?? null,
+      query.taskId ?? null,
+      query.limit,
+    ) as DeliveryRow[]
+    return rows.map(toDelivery)
+  }
+
+  async getDelivery(deliveryId: string): Promise<Delivery | undefined> {
+    const row = this.#sql.delivery.get(deliveryId) as DeliveryRow | undefined
+    return row ? toDelivery(row) : undefined
+  }
+
+  async retryDelivery(deliveryId: string): Promise<Delivery | undefined> {
+    const result = this.#sql.retryDelivery.run(Date.now(), deliveryId)
+    return result.changes === 1 ? this.getDelivery(deliveryId) : undefined
+  }
+
+  async countDeliveries(): Promise<Record<DeliveryState, number>> {
+    const counts: Record<DeliveryState, number> = { pending: 0, delivered: 0, dead: 0 }
+    for (const row of this.#sql.countDeliveries.all() as { state: DeliveryState; n: number }[])
+      counts[row.state] = row.n
+    return counts
+  }
+
+  #pushConfigsOf(taskId: string): PushConfig[] {
+    const rows = this.#sql.pushConfigsOf.all(taskId) as { id: string; created_at: string; target: string }[]
+    return rows.map((r) => ({ id: r.id, taskId, createdAt: r.created_at, target: JSON.parse(r.target) }))
+  }
+
+  #insertPushConfig(task: { tenant: string; owner: string; id: string }, config: PushConfig): void {
+    this.#sql.insertPushConfig.run(
+      task.id,
+      config.id,
+      task.tenant,
+      task.owner,
+      config.createdAt,
+      JSON.stringify(config.target),
+    )
+  }
+
+  #insertArtifact(task: Task, artifact: Artifact, blobs: AppendRequest['blobs']): void {
+    const bytes = blobs?.get(artifact.id)
+    this.#sql.insertArtifact.run(
+      artifact.id,
+      task.id,
+      task.tenant,
+      task.owner,
+      JSON.stringify(artifact),
+      bytes ?? null,
+    )
+  }
+
+  #enqueueDeliveries(configs: readonly PushConfig[], event: TaskEvent, taskJson: string): void {
+    const eventJson = JSON.stringify(event)
+    const now = Date.now()
+    const createdAt = nowIso()
+    for (const config of configs) {
+      if (!notifies(config.target, event)) continue
+      this.#sql.insertDelivery.run(
+        newId(),
+        config.taskId,
+        event.seq,
+        config.id,
+        JSON.stringify(config.target),
+        eventJson,
+        taskJson,
+        createdAt,
+        now,
+      )
+    }
+  }
+
+  #listStatement(sql: string): Database.Statement {
+    let statement = this.#listStatements.get(sql)
+    if (!statement) {
+      statement = this.#db.prepare(sql)
+      this.#listStatements.set(sql, statement)
+    }
+    return statement
+  }
+}
+
+const migrate = (db: Database.Database): void => {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+  )
+  const current =
+    (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0
+  if (current > SQLITE_MIGRATIONS.length) {
+    throw new SwitchboardError(
+      'INTERNAL',
+      `the database schema is version ${current}, newer than this Switchboard knows (${SQLITE_MIGRATIONS.length}); upgrade Switchboard`,
+    )
+  }
+  SQLITE_MIGRATIONS.forEach((sql, index) => {
+    const version = index + 1
+    if (version <= current) return
+    db.transaction(() => {
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, nowIso())
+      db.exec(sql)
+    })()
+  })
+}
+
+const prepare = (db: Database.Database) => ({
+  taskByIdempotencyKey: db.prepare(
+    'SELECT snapshot FROM tasks WHERE tenant = ? AND owner = ? AND idempotency_key = ?',
+  ),
+  insertTask: db.prepare(`INSERT INTO tasks
+    (id, tenant, owner, agent, context_id, state, version, created_at, status_at, idempotency_key, run_pending, lease_owner, lease_expires_at, snapshot)
+    VALUES (@id, @tenant, @owner, @agent, @context_id, @state, @version, @created_at, @status_at, @idempotency_key, 1, @lease_owner, @lease_expires_at, @snapshot)`),
+  taskForUpdate: db.prepare('SELECT snapshot, tenant, owner, lease_owner, version FROM tasks WHERE id = ?'),
+  taskSnapshot: db.prepare('SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = ?'),
+  updateTask:
+    db.prepare(`UPDATE tasks SET state = @state, version = @version, status_at = @status_at, snapshot = @snapshot,
+    run_pending = CASE WHEN @request_run = 1 THEN 1 ELSE run_pending END
+    WHERE id = @id AND version = @expected_version`),
+  insertEvent: db.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)'),
+  events: db.prepare('SELECT body FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+  insertArtifact: db.prepare(
+    'INSERT INTO artifacts (id, task_id, tenant, owner, meta, bytes) VALUES (?, ?, ?, ?, ?, ?)',
+  ),
+  artifact: db.prepare('SELECT meta, bytes, tenant, owner FROM artifacts WHERE id = ?'),
+  claimable: db.prepare(`SELECT id, snapshot, lease_owner FROM tasks
+    WHERE run_pending = 1 AND (lease_owner IS NULL OR lease_expires_at < ?)
+    ORDER BY created_at LIMIT ?`),
+  claimableForAgents: db.prepare(`SELECT id, snapshot, lease_owner FROM tasks
+    WHERE run_pending = 1 AND (lease_owner IS NULL OR lease_expires_at < ?)
+      AND agent IN (SELECT value FROM json_each(?))
+    ORDER BY created_at LIMIT ?`),
+  takeLease: db.prepare('UPDATE tasks SET lease_owner = ?, lease_expires_at = ? WHERE id = ?'),
+  renewLeases: db.prepare(
+    'UPDATE tasks SET lease_expires_at = ? WHERE lease_owner = ? AND id IN (SELECT value FROM json_each(?))',
+  ),
+  heldLeases: db.prepare(
+    'SELECT id FROM tasks WHERE lease_owner = ? AND id IN (SELECT value FROM json_each(?))',
+  ),
+  // A run that ends while its task is SUBMITTED or WORKING (an answer arrived meanwhile, or the run
+  // never started) leaves the task runnable; otherwise the task waits or is finished.
+  releaseLease: db.prepare(`UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL,
+    run_pending = CASE WHEN state IN ('SUBMITTED', 'WORKING') THEN 1 ELSE 0 END
+    WHERE id = ? AND lease_owner = ?`),
+  expireAllLeases: db.prepare('UPDATE tasks SET lease_expires_at = 0 WHERE lease_owner IS NOT NULL'),
+  expireLeasesOf: db.prepare('UPDATE tasks SET lease_expires_at = 0 WHERE lease_owner = ?'),
+  insertPushConfig: db.prepare(
+    'INSERT INTO push_configs (task_id, id, tenant, owner, created_at, target) VALUES (?, ?, ?, ?, ?, ?)',
+  ),
+  pushConfig: db.prepare(
+    'SELECT created_at, target FROM push_configs WHERE task_id = ? AND id = ? AND tenant = ? AND owner = ?',
+  ),
+  pushConfigsOf: db.prepare(
+    'SELECT id, created_at, target FROM push_configs WHERE task_id = ? ORDER BY created_at, id',
+  ),
+  pushConfigsScoped: db.prepare(
+    'SELECT id, created_at, target FROM push_configs WHERE task_id = ? AND tenant = ? AND owner = ? ORDER BY created_at, id',
+  ),
+  deletePushConfig: db.prepare('DELETE FROM push_configs WHERE task_id = ? AND id = ?'),
+  dropPendingDeliveries: db.prepare(
+    "DELETE FROM deliveries WHERE task_id = ? AND config_id = ? AND state = 'pending'",
+  ),
+  insertDelivery: db.prepare(`INSERT INTO deliveries
+    (id, task_id, seq, config_id, target, event, task, state, attempts, created_at, next_attempt_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`),
+  // Only the earliest pending delivery of each (task, config) is eligible: per-endpoint order.
+  claimableDeliveries: db.prepare(`SELECT d.* FROM deliveries d
+    WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+      AND (d.claim_owner IS NULL OR d.claim_expires_at < ?)
+      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.task_id = d.task_id AND e.config_id = d.config_id
+                      AND e.state = 'pending' AND e.seq < d.seq)
+    ORDER BY d.next_attempt_at, d.task_id, d.seq LIMIT ?`),
+  claimDelivery: db.prepare('UPDATE deliveries SET claim_owner = ?, claim_expires_at = ? WHERE id = ?'),
+  settleDelivery: db.prepare(`UPDATE deliveries SET state = ?, attempts = attempts + 1, last_error = ?,
+    next_attempt_at = ?, delivered_at = ?, claim_owner = NULL, claim_expires_at = NULL
+    WHERE id = ? AND claim_owner = ?`),
+  listDeliveries:
+    db.prepare(`SELECT * FROM deliveries WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR task_id = ?2)
+    ORDER BY created_at DESC, seq DESC LIMIT ?3`),
+  delivery: db.prepare('SELECT * FROM deliveries WHERE id = ?'),
+  retryDelivery:
+    db.prepare(`UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL,
+    claim_owner = NULL, claim_expires_at = NULL WHERE id = ? AND state = 'dead'`),
+  countDeliveries: db.prepare('SELECT state, count(*) AS n FROM deliveries GROUP BY state'),
+})
