@@ -11,6 +11,7 @@ import {
   type PushConfig,
   type PushTarget,
 } from '../../model/push.ts'
+import { isTerminal } from '../../model/states.ts'
 import type { Scope, Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import {
@@ -187,6 +188,7 @@ export class SqliteStore implements Store {
         status_at: task.statusAt,
         snapshot: JSON.stringify(task),
         request_run: request.requestRun ? 1 : 0,
+        terminal: isTerminal(task.state) ? 1 : 0,
         expected_version: row.version,
       })
       if (updated.changes !== 1) {
@@ -484,7 +486,7 @@ const prepare = (db: Database.Database) => ({
   taskSnapshot: db.prepare('SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = ?'),
   updateTask:
     db.prepare(`UPDATE tasks SET state = @state, version = @version, status_at = @status_at, snapshot = @snapshot,
-    run_pending = CASE WHEN @request_run = 1 THEN 1 ELSE run_pending END
+    run_pending = CASE WHEN @terminal = 1 THEN 0 WHEN @request_run = 1 THEN 1 ELSE run_pending END
     WHERE id = @id AND version = @expected_version`),
   insertEvent: db.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)'),
   events: db.prepare('SELECT body FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?'),

@@ -1,0 +1,52 @@
+import type { Artifact } from '../model/artifacts.ts'
+import type { JsonObject } from '../model/events.ts'
+import type { Message } from '../model/parts.ts'
+import type { Answer } from '../model/task.ts'
+
+export type LogLevelName = 'debug' | 'info' | 'warn' | 'error'
+
+interface ArtifactCommon {
+  /** A short name (A2A Artifact.name). */
+  name?: string
+  description?: string
+}
+
+/** What a handler may publish: the five Clawpedia artifact types. File bytes are stored by the server. */
+export type ArtifactSpec = ArtifactCommon &
+  (
+    | { type: 'text'; text: string; mediaType?: string }
+    | { type: 'log'; text: string }
+    | { type: 'json'; value: unknown }
+    | { type: 'url'; url: string; mediaType?: string; filename?: string }
+    | { type: 'file'; filename: string; mediaType: string; bytes: Uint8Array | string }
+  )
+
+/**
+ * What a handler receives besides its input.
+ *
+ * Durable replay: when a task resumes (an answer arrived, or the server restarted), the handler
+ * runs again from the start. `ask` returns the answers already recorded, in order, and suspends at
+ * the first unanswered question; `log` and `artifact` calls already recorded by earlier runs are
+ * recognised by their position and not emitted twice. So a handler must make the same calls in
+ * the same order for the same input and answers: keep side effects after the last `ask`, or make
+ * them idempotent.
+ */
+export interface TaskContext {
+  readonly taskId: string
+  readonly contextId: string
+  /** Aborted when the task is cancelled, when the server shuts down, or when the run loses its lease. */
+  readonly signal: AbortSignal
+  /** The text parts of the message that created the task, when it came from A2A. */
+  readonly text: string | undefined
+  /** The A2A message that created the task, if any. */
+  readonly message: Message | undefined
+  /** Appends a log line to the task (streamed as a `log` event). */
+  log(level: LogLevelName, message: string): Promise<void>
+  /** Publishes an artifact; resolves once it is stored. */
+  artifact(spec: ArtifactSpec): Promise<Artifact>
+  /**
+   * Asks the client for more input: the task goes INPUT_REQUIRED with `prompt`. Resolves with the
+   * answer (validated against `schema`, or the agent's input schema) once it arrives.
+   */
+  ask(prompt: string, options?: { schema?: JsonObject }): Promise<Answer>
+}

@@ -1,0 +1,100 @@
+import type { JsonObject } from '../model/events.ts'
+import type { TaskContext } from './context.ts'
+
+/** An A2A skill. When an agent lists none, one is derived from its name and capabilities. */
+export interface AgentSkill {
+  id: string
+  name: string
+  description: string
+  tags: string[]
+  examples?: string[]
+  inputModes?: string[]
+  outputModes?: string[]
+}
+
+export interface NotificationConfig {
+  endpointUrl: string
+  /** One header line, e.g. "Authorization: Bearer …" (the Clawpedia `auth_header`). */
+  authHeader?: string
+}
+
+export interface AgentSpec<I extends JsonObject = JsonObject, O extends JsonObject = JsonObject> {
+  /** The stable agent_id (a UUID). */
+  id: string
+  /** URL segment under /agents/; derived from `name` when absent. */
+  slug?: string
+  /** display_name / A2A name. */
+  name: string
+  /** At least ten characters (the Clawpedia card schema). */
+  description: string
+  /** The agent's own version (A2A AgentCard.version). */
+  version?: string
+  provider?: { organization: string; url: string }
+  documentationUrl?: string
+  /** Clawpedia capability tags; also the tags of the derived A2A skill. */
+  capabilities?: string[]
+  skills?: AgentSkill[]
+  /** JSON Schema (draft-07) of the input object. */
+  inputSchema: JsonObject
+  /** JSON Schema of the output; a handler returning something else fails with OUTPUT_SCHEMA_VIOLATION. */
+  outputSchema?: JsonObject
+  /** How a text-only A2A message becomes input. Without it, text reaches the handler as `ctx.text`. */
+  fromText?: (text: string) => I
+  /** Media types accepted in message parts (A2A defaultInputModes). */
+  inputModes?: string[]
+  outputModes?: string[]
+  /** Re-run the handler after a crash instead of failing the task with AGENT_INTERRUPTED. */
+  retryable?: boolean
+  /** The most tasks of this agent one replica runs at once. */
+  concurrency?: number
+  /** Default Clawpedia push target; deployments usually set it in configuration instead. */
+  notification?: NotificationConfig
+  handler: (input: I, ctx: TaskContext) => Promise<O | undefined> | O | undefined
+}
+
+/** A validated agent, ready to host. */
+export type AgentDefinition = Readonly<AgentSpec<JsonObject, JsonObject> & { slug: string; version: string }>
+
+const slugify = (name: string): string =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/
+
+/** Declares an agent. Checks what can be checked without a server; the card schema is checked at start-up. */
+export const defineAgent = <I extends JsonObject, O extends JsonObject>(
+  spec: AgentSpec<I, O>,
+): AgentDefinition => {
+  const slug = spec.slug ?? slugify(spec.name)
+  if (!SLUG.test(slug)) {
+    throw new TypeError(
+      `agent "${spec.name}": slug "${slug}" must match ${SLUG} (lowercase letters, digits, dashes)`,
+    )
+  }
+  if (typeof spec.handler !== 'function')
+    throw new TypeError(`agent "${spec.name}": handler must be a function`)
+  return Object.freeze({ ...spec, slug, version: spec.version ?? '1.0.0' }) as unknown as AgentDefinition
+}
+
+/** Thrown by a handler to fail its task with exactly this code and message. */
+export class AgentError extends Error {
+  readonly code: string
+  readonly details: Record<string, unknown> | undefined
+
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
+    super(message)
+    this.name = 'AgentError'
+    this.code = code
+    this.details = details
+  }
+}
+
+/** Thrown by a handler to decline the work: the task ends REJECTED (A2A TASK_STATE_REJECTED). */
+export class TaskRejection extends AgentError {
+  constructor(message: string, code = 'REJECTED') {
+    super(code, message)
+    this.name = 'TaskRejection'
+  }
+}

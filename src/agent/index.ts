@@ -1,0 +1,10 @@
+export type { ArtifactSpec, LogLevelName, TaskContext } from './context.ts'
+export {
+  type AgentDefinition,
+  AgentError,
+  type AgentSkill,
+  type AgentSpec,
+  defineAgent,
+  type NotificationConfig,
+  TaskRejection,
+} from './define.ts'

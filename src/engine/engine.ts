@@ -1,0 +1,382 @@
+import type { EventBus } from '../events/contract.ts'
+import { SwitchboardError } from '../model/errors.ts'
+import type { JsonObject, TaskEvent } from '../model/events.ts'
+import { newId } from '../model/ids.ts'
+import type { Message, Metadata } from '../model/parts.ts'
+import type { Delivery, DeliveryState, PushConfig, PushTarget } from '../model/push.ts'
+import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../model/states.ts'
+import type { Scope, Task } from '../model/task.ts'
+import { nowIso } from '../model/time.ts'
+import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
+import { Admission } from './admission.ts'
+import { followEvents } from './follow.ts'
+import { compileSchema } from './json-schema.ts'
+import { type EngineLogger, silentLogger } from './logger.ts'
+import type { AgentRegistry, HostedAgent } from './registry.ts'
+
+export interface EngineOptions {
+  store: Store
+  bus: EventBus
+  agents: AgentRegistry
+  /** This replica's identity: the owner of its leases. */
+  replicaId?: string
+  /** Tasks this replica runs at once (all agents). */
+  concurrency?: number
+  leaseMs?: number
+  /** How often admission looks for runnable tasks nobody announced (expired leases). */
+  pollMs?: number
+  shutdownGraceMs?: number
+  /** One process owns the store (SQLite): every lease left behind is expired at start. */
+  singleProcess?: boolean
+  /** Called when the push outbox may have new due rows (status or artifact events, a retried delivery). */
+  onOutboxWrite?: () => void
+  logger?: EngineLogger
+}
+
+export interface SubmitRequest {
+  scope: Scope
+  agent: string
+  /** The input object; when absent, derived from `text` by the agent's `fromText`, else `{}`. */
+  input?: JsonObject
+  text?: string
+  message?: Message
+  contextId?: string
+  /** Same key, same scope: the same task (A2A messageId). */
+  idempotencyKey?: string
+  pushTargets?: PushTarget[]
+  metadata?: Metadata
+}
+
+export interface InputRequest {
+  scope: Scope
+  taskId: string
+  input?: JsonObject
+  text?: string
+  message?: Message
+}
+
+/**
+ * The protocol-neutral task engine: everything a dialect can ask for. Dialects translate wire
+ * requests into these calls and the results back; no rule of the task lifecycle lives anywhere else.
+ */
+export class Engine {
+  readonly replicaId: string
+  readonly #store: Store
+  readonly #bus: EventBus
+  readonly #agents: AgentRegistry
+  readonly #admission: Admission
+  readonly #options: EngineOptions
+  readonly #logger: EngineLogger
+  #unsubscribeWork: (() => void) | undefined
+
+  constructor(options: EngineOptions) {
+    this.#options = options
+    this.#store = options.store
+    this.#bus = options.bus
+    this.#agents = options.agents
+    this.#logger = options.logger ?? silentLogger
+    this.replicaId = options.replicaId ?? `replica-${newId()}`
+    this.#admission = new Admission({
+      store: options.store,
+      bus: options.bus,
+      agents: options.agents,
+      owner: this.replicaId,
+      concurrency: options.concurrency ?? 64,
+      leaseMs: options.leaseMs ?? 30_000,
+      pollMs: options.pollMs ?? 1_000,
+      shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
+      committed: (taskId, events) => this.#committed(taskId, events),
+      logger: this.#logger,
+    })
+  }
+
+  get agents(): AgentRegistry {
+    return this.#agents
+  }
+
+  get store(): Store {
+    return this.#store
+  }
+
+  /** Recovers what a previous process left behind, then starts admitting tasks. */
+  async start(): Promise<void> {
+    if (this.#options.singleProcess) {
+      const expired = await this.#store.expireLeases()
+      if (expired > 0) this.#logger.warn({ expired }, 'recovering tasks left running by a previous process')
+    }
+    this.#unsubscribeWork = this.#bus.onWork(() => void this.#admission.pump())
+    this.#admission.start()
+  }
+
+  async stop(): Promise<void> {
+    this.#unsubscribeWork?.()
+    await this.#admission.stop()
+  }
+
+  /** Tasks currently running on this replica. */
+  get runningCount(): number {
+    return this.#admission.running
+  }
+
+  async submit(request: SubmitRequest): Promise<{ task: Task; created: boolean }> {
+    const agent = this.#agents.get(request.agent)
+    const { definition } = agent
+    const input = resolveInput(agent, request.input, request.text, agent.validateInput, '/input')
+    const notification = definition.notification
+    const pushTargets: PushTarget[] = notification
+      ? [
+          notification.authHeader === undefined
+            ? { kind: 'clawpedia', url: notification.endpointUrl }
+            : { kind: 'clawpedia', url: notification.endpointUrl, authHeader: notification.authHeader },
+        ]
+      : []
+    if (request.pushTargets) pushTargets.push(...request.pushTargets)
+    const reserved = this.#admission.reserve(definition.slug)
+    let result: Awaited<ReturnType<Store['createTask']>>
+    try {
+      result = await this.#store.createTask({
+        header: {
+          id: newId(),
+          tenant: request.scope.tenant,
+          owner: request.scope.owner,
+          agent: definition.slug,
+          contextId: request.contextId ?? newId(),
+          createdAt: nowIso(),
+          ...(request.metadata && { metadata: request.metadata }),
+        },
+        input,
+        ...(request.text !== undefined && { text: request.text }),
+        ...(request.message && { message: request.message }),
+        ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
+        pushTargets,
+        ...(reserved && { lease: { owner: this.replicaId, ttlMs: this.#options.leaseMs ?? 30_000 } }),
+      })
+    } catch (error) {
+      if (reserved) this.#admission.unreserve(definition.slug)
+      throw error
+    }
+    if (reserved && !result.leased) this.#admission.unreserve(definition.slug)
+    if (result.created) {
+      this.#committed(result.task.id, result.events)
+      if (result.leased) this.#admission.run({ task: result.task, interrupted: false })
+      else this.#bus.announceWork()
+    }
+    return { task: result.task, created: result.created }
+  }
+
+  /** Answers the agent's question: the task resumes (WORKING) and its handler runs again with the answer. */
+  async provideInput(request: InputRequest): Promise<Task> {
+    const task = await this.getTask(request.scope, request.taskId)
+    if (isTerminal(task.state)) {
+      throw new SwitchboardError(
+        'TASK_TERMINAL',
+        `task ${task.id} is ${task.state} and takes no more input`,
+        {
+          state: task.state,
+        },
+      )
+    }
+    if (!INTERRUPTED_STATES.has(task.state)) {
+      throw new SwitchboardError(
+        'TASK_NOT_AWAITING_INPUT',
+        `task ${task.id} is ${task.state}, not waiting for input`,
+        {
+          state: task.state,
+        },
+      )
+    }
+    const agent = this.#agents.get(task.agent)
+    const validate = task.inputSchema ? compileSchema(task.inputSchema) : agent.validateInput
+    const fromText = task.inputSchema ? undefined : agent
+    const input = resolveInput(fromText, request.input, request.text, validate, '/input')
+    const { task: updated, events } = await this.#store.append({
+      taskId: task.id,
+      scope: request.scope,
+      events: [
+        {
+          kind: 'input',
+          input,
+          ...(request.text !== undefined && { text: request.text }),
+          ...(request.message && { message: request.message }),
+        },
+        { kind: 'status', state: 'WORKING' },
+      ],
+      requestRun: true,
+    })
+    this.#committed(task.id, events)
+    this.#bus.announceWork()
+    return updated
+  }
+
+  /** Cancels a task that is not terminal; the handler's signal aborts wherever it runs. */
+  async cancel(scope: Scope, taskId: string): Promise<Task> {
+    try {
+      const { task, events } = await this.#store.append({
+        taskId,
+        scope,
+        events: [{ kind: 'status', state: 'CANCELLED' }],
+      })
+      this.#committed(taskId, events)
+      return task
+    } catch (error) {
+      if (error instanceof SwitchboardError && error.code === 'TASK_TERMINAL') {
+        throw new SwitchboardError(
+          'TASK_NOT_CANCELABLE',
+          `task ${taskId} is ${String(error.details?.state)} and cannot be cancelled`,
+          {
+            state: error.details?.state,
+          },
+        )
+      }
+      throw error
+    }
+  }
+
+  async getTask(scope: Scope, taskId: string): Promise<Task> {
+    const task = await this.#store.getTask(scope, taskId)
+    if (!task) throw new SwitchboardError('TASK_NOT_FOUND', `no task ${taskId}`)
+    return task
+  }
+
+  listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
+    return this.#store.listTasks(scope, query)
+  }
+
+  /** Every event of the task after `afterSeq`, live, ending after the terminal status. */
+  async follow(
+    scope: Scope,
+    taskId: string,
+    options: { afterSeq?: number; signal?: AbortSignal } = {},
+  ): Promise<AsyncGenerator<TaskEvent, void, undefined>> {
+    await this.getTask(scope, taskId)
+    return followEvents({
+      store: this.#store,
+      bus: this.#bus,
+      taskId,
+      afterSeq: options.afterSeq ?? 0,
+      ...(options.signal && { signal: options.signal }),
+    })
+  }
+
+  /** Resolves with the task once its state satisfies `until` (or the signal aborts: the task as it is). */
+  async waitFor(
+    scope: Scope,
+    taskId: string,
+    until: (state: TaskState) => boolean,
+    signal?: AbortSignal,
+  ): Promise<Task> {
+    const task = await this.getTask(scope, taskId)
+    if (until(task.state)) return task
+    const events = followEvents({
+      store: this.#store,
+      bus: this.#bus,
+      taskId,
+      afterSeq: task.version,
+      ...(signal && { signal }),
+    })
+    for await (const event of events) {
+      if (event.kind === 'status' && until(event.state)) break
+    }
+    return this.getTask(scope, taskId)
+  }
+
+  async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact> {
+    const stored = await this.#store.getArtifact(scope, artifactId)
+    if (!stored) throw new SwitchboardError('ARTIFACT_NOT_FOUND', `no artifact ${artifactId}`)
+    return stored
+  }
+
+  // ── push configs ───────────────────────────────────────────────────────────
+  createPushConfig(
+    scope: Scope,
+    taskId: string,
+    target: PushTarget,
+    id: string = newId(),
+  ): Promise<PushConfig> {
+    return this.#store.putPushConfig(scope, { id, taskId, createdAt: nowIso(), target })
+  }
+
+  async getPushConfig(scope: Scope, taskId: string, configId: string): Promise<PushConfig> {
+    await this.getTask(scope, taskId)
+    const config = await this.#store.getPushConfig(scope, taskId, configId)
+    if (!config)
+      throw new SwitchboardError('PUSH_CONFIG_NOT_FOUND', `no push config ${configId} on task ${taskId}`)
+    return config
+  }
+
+  async listPushConfigs(scope: Scope, taskId: string): Promise<PushConfig[]> {
+    await this.getTask(scope, taskId)
+    return this.#store.listPushConfigs(scope, taskId)
+  }
+
+  /** Idempotent: deleting a config that is already gone succeeds (the task must exist). */
+  async deletePushConfig(scope: Scope, taskId: string, configId: string): Promise<void> {
+    await this.getTask(scope, taskId)
+    await this.#store.deletePushConfig(scope, taskId, configId)
+  }
+
+  // ── push outbox administration ─────────────────────────────────────────────
+  listDeliveries(query: { state?: DeliveryState; taskId?: string; limit: number }): Promise<Delivery[]> {
+    return this.#store.listDeliveries(query)
+  }
+
+  async getDelivery(deliveryId: string): Promise<Delivery> {
+    const delivery = await this.#store.getDelivery(deliveryId)
+    if (!delivery) throw new SwitchboardError('DELIVERY_NOT_FOUND', `no delivery ${deliveryId}`)
+    return delivery
+  }
+
+  async retryDelivery(deliveryId: string): Promise<Delivery> {
+    const delivery = await this.#store.retryDelivery(deliveryId)
+    if (!delivery) {
+      await this.getDelivery(deliveryId)
+      throw new SwitchboardError(
+        'INVALID_REQUEST',
+        `delivery ${deliveryId} is not dead; only dead deliveries are retried`,
+      )
+    }
+    this.#options.onOutboxWrite?.()
+    return delivery
+  }
+
+  countDeliveries(): Promise<Record<DeliveryState, number>> {
+    return this.#store.countDeliveries()
+  }
+
+  #committed(taskId: string, events: readonly TaskEvent[]): void {
+    this.#bus.publish(taskId, events)
+    if (this.#options.onOutboxWrite && events.some((e) => e.kind === 'status' || e.kind === 'artifact')) {
+      this.#options.onOutboxWrite()
+    }
+  }
+}
+
+/** The input object of a request: explicit, or derived from text, then validated. */
+const resolveInput = (
+  agent: HostedAgent | undefined,
+  input: JsonObject | undefined,
+  text: string | undefined,
+  validate: HostedAgent['validateInput'],
+  root: string,
+): JsonObject => {
+  let value: JsonObject = input ?? {}
+  if (input === undefined && text !== undefined && agent?.definition.fromText) {
+    try {
+      value = agent.definition.fromText(text)
+    } catch (error) {
+      throw new SwitchboardError(
+        'INPUT_SCHEMA_VIOLATION',
+        `the text could not be read as input: ${(error as Error).message}`,
+      )
+    }
+  }
+  const violations = validate(value, root)
+  if (violations.length > 0) {
+    throw new SwitchboardError(
+      'INPUT_SCHEMA_VIOLATION',
+      `input does not conform to the schema: ${violations.map((v) => v.description).join('; ')}`,
+      { violations },
+    )
+  }
+  return value
+}

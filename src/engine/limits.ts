@@ -1,0 +1,17 @@
+/**
+ * Explicit limits, documented in docs/limits.md. HTTP body limits live with the server options;
+ * these bound what one handler can put into a task.
+ */
+export const LIMITS = {
+  /** A log line longer than this is truncated (and marked so). */
+  logMessageChars: 16 * 1024,
+  /** text, log and json artifacts are stored inline in the event log. */
+  inlineArtifactBytes: 1024 * 1024,
+  /** file artifacts are stored as blobs beside the log. */
+  fileArtifactBytes: 64 * 1024 * 1024,
+  /** ListTasks page sizes. */
+  defaultPageSize: 50,
+  maxPageSize: 100,
+  /** Events read from the store per round trip when a stream catches up. */
+  eventReadBatch: 500,
+} as const

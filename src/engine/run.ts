@@ -1,0 +1,329 @@
+import type { ArtifactSpec, LogLevelName, TaskContext } from '../agent/context.ts'
+import { AgentError, TaskRejection } from '../agent/define.ts'
+import type { EventBus } from '../events/contract.ts'
+import type { Artifact } from '../model/artifacts.ts'
+import { isSwitchboardError, SwitchboardError, type TaskError } from '../model/errors.ts'
+import type { EventBody, JsonObject, LogLevel, TaskEvent } from '../model/events.ts'
+import { newId } from '../model/ids.ts'
+import { isTerminal } from '../model/states.ts'
+import type { Answer, Task } from '../model/task.ts'
+import { nowIso } from '../model/time.ts'
+import type { Store } from '../store/contract.ts'
+import { assertValidSchema } from './json-schema.ts'
+import { LIMITS } from './limits.ts'
+import type { HostedAgent } from './registry.ts'
+
+/** Thrown out of `ctx.ask` when the question is unanswered: this run ends, a later one resumes. */
+export class TaskSuspended extends Error {
+  constructor() {
+    super('the task is waiting for input; this run ends here and the handler runs again when input arrives')
+    this.name = 'TaskSuspended'
+  }
+}
+
+export interface TaskRunOptions {
+  /** The task as claimed: its recorded logs, artifacts and answers drive the replay. */
+  task: Task
+  agent: HostedAgent
+  store: Store
+  bus: EventBus
+  /** The lease owner (this replica): every write is guarded by it. */
+  owner: string
+  /** Called after every committed append (publishes on the bus, wakes the push worker). */
+  committed: (taskId: string, events: readonly TaskEvent[]) => void
+}
+
+interface PendingWrite {
+  body: EventBody
+  blob: Uint8Array | undefined
+  resolve: (event: TaskEvent) => void
+  reject: (error: unknown) => void
+}
+
+const LEVELS: Record<LogLevelName, LogLevel> = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' }
+
+const isPlainObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Marks a promise handed to a handler as handled: a handler that ignores it must not crash the process. */
+const handled = <T>(promise: Promise<T>): Promise<T> => {
+  promise.catch(() => {})
+  return promise
+}
+
+/**
+ * One execution of a task's handler, from claim to a final status or a suspension.
+ *
+ * Writes are serialised through one queue and committed in batches: calls a handler makes without
+ * awaiting share one transaction, and events keep the order of the calls. After the task turns
+ * terminal (cancelled) or the lease is lost, the store refuses every write and the signal aborts.
+ */
+export class TaskRun {
+  readonly taskId: string
+  readonly agentSlug: string
+  readonly #options: TaskRunOptions
+  readonly #controller = new AbortController()
+  readonly #queue: PendingWrite[] = []
+  #flushing: Promise<void> | undefined
+  #suspended = false
+  #logsSeen = 0
+  #artifactsSeen = 0
+  #asksSeen = 0
+
+  constructor(options: TaskRunOptions) {
+    this.#options = options
+    this.taskId = options.task.id
+    this.agentSlug = options.task.agent
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  abort(reason: SwitchboardError): void {
+    if (!this.#controller.signal.aborted) this.#controller.abort(reason)
+  }
+
+  /** Runs the handler; resolves when the run is over (final status written, suspended, or aborted). */
+  async execute(): Promise<void> {
+    const { task, agent, bus } = this.#options
+    const unsubscribe = bus.subscribe(task.id, (note) => {
+      if (note.events) {
+        if (note.events.some((e) => e.kind === 'status' && isTerminal(e.state))) this.#cancelled()
+      } else {
+        // A note from another replica: look at the task itself.
+        this.#options.store.readEvents(task.id, note.seq - 1, 1).then(
+          (events) => {
+            if (events.some((e) => e.kind === 'status' && isTerminal(e.state))) this.#cancelled()
+          },
+          () => {},
+        )
+      }
+    })
+    try {
+      if (task.state === 'SUBMITTED') await this.#write({ kind: 'status', state: 'WORKING' })
+      const outcome = await this.#invoke(agent, task)
+      if (outcome) await this.#finish(outcome)
+    } catch (error) {
+      if (!isSwitchboardError(error) || (error.code !== 'TASK_TERMINAL' && error.code !== 'LEASE_LOST'))
+        throw error
+    } finally {
+      unsubscribe()
+    }
+  }
+
+  #cancelled(): void {
+    this.abort(new SwitchboardError('TASK_TERMINAL', `task ${this.taskId} reached a terminal state`))
+  }
+
+  /** Calls the handler and turns its result into the final status, or nothing when the run was cut short. */
+  async #invoke(agent: HostedAgent, task: Task): Promise<EventBody | undefined> {
+    const signal = this.#controller.signal
+    const aborted = new Promise<'aborted'>((resolve) => {
+      if (signal.aborted) resolve('aborted')
+      else signal.addEventListener('abort', () => resolve('aborted'), { once: true })
+    })
+    const running = Promise.resolve().then(() => agent.definition.handler(task.input, this.#context()))
+    running.catch(() => {}) // its rejection is read below, or abandoned after an abort
+    let output: unknown
+    try {
+      const result = await Promise.race([running, aborted])
+      if (result === 'aborted') return undefined
+      output = result
+    } catch (error) {
+      if (signal.aborted || this.#suspended) return undefined
+      return this.#failure(error)
+    }
+    if (this.#suspended) return undefined
+    const value = output ?? {}
+    if (!isPlainObject(value)) {
+      return failed({
+        code: 'OUTPUT_SCHEMA_VIOLATION',
+        message: 'the agent returned an output that is not a JSON object',
+      })
+    }
+    const violations = agent.validateOutput?.(value, '/output') ?? []
+    if (violations.length > 0) {
+      return failed({
+        code: 'OUTPUT_SCHEMA_VIOLATION',
+        message: `the agent's output does not conform to its output schema: ${violations.map((v) => v.description).join('; ')}`,
+        details: { violations },
+      })
+    }
+    return { kind: 'status', state: 'COMPLETED', output: value }
+  }
+
+  #failure(error: unknown): EventBody {
+    if (error instanceof TaskRejection) {
+      return { kind: 'status', state: 'REJECTED', error: { code: error.code, message: error.message } }
+    }
+    if (error instanceof AgentError) {
+      const taskError: TaskError = { code: error.code, message: error.message }
+      if (error.details) taskError.details = error.details
+      return failed(taskError)
+    }
+    const message = error instanceof Error ? error.message : String(error)
+    return failed({ code: 'AGENT_ERROR', message: message || 'the agent handler failed' })
+  }
+
+  /** Writes the final status; if the store refuses the output itself, records that as the failure. */
+  async #finish(status: EventBody): Promise<void> {
+    try {
+      await this.#write(status)
+    } catch (error) {
+      if (isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')) return
+      await this.#write(
+        failed({ code: 'AGENT_ERROR', message: `could not store the result: ${String(error)}` }),
+      )
+    }
+  }
+
+  #context(): TaskContext {
+    const { task } = this.#options
+    const signal = this.#controller.signal
+    const inputEvent = task.history.find((m) => m.role === 'user')
+    return {
+      taskId: task.id,
+      contextId: task.contextId,
+      signal,
+      text: task.text,
+      message: inputEvent,
+      log: (level, message) => handled(this.#log(level, message)),
+      artifact: (spec) => handled(this.#artifact(spec)),
+      ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),
+    }
+  }
+
+  async #log(level: LogLevelName, message: string): Promise<void> {
+    if (this.#logsSeen++ < this.#options.task.logCount) return
+    const upper = LEVELS[level]
+    if (!upper) throw new TypeError(`log level must be one of ${Object.keys(LEVELS).join(', ')}`)
+    let text = String(message)
+    if (text.length > LIMITS.logMessageChars) text = `${text.slice(0, LIMITS.logMessageChars)}… [truncated]`
+    await this.#write({ kind: 'log', level: upper, message: text })
+  }
+
+  async #artifact(spec: ArtifactSpec): Promise<Artifact> {
+    const index = this.#artifactsSeen++
+    const recorded = this.#options.task.artifacts[index]
+    if (recorded) return recorded
+    const { artifact, bytes } = buildArtifact(this.taskId, spec)
+    await this.#write({ kind: 'artifact', artifact }, bytes)
+    return artifact
+  }
+
+  async #ask(prompt: string, schema: JsonObject | undefined): Promise<Answer> {
+    const index = this.#asksSeen++
+    const recorded = this.#options.task.answers[index]
+    if (recorded) return recorded
+    if (typeof prompt !== 'string' || prompt.length === 0)
+      throw new TypeError('ask() needs a non-empty prompt')
+    if (schema !== undefined) assertValidSchema(schema, 'ask() schema')
+    this.#suspended = true
+    const status: EventBody = { kind: 'status', state: 'INPUT_REQUIRED', prompt, messageId: newId() }
+    if (schema !== undefined) status.inputSchema = schema
+    await this.#write(status)
+    const suspended = new TaskSuspended()
+    this.#controller.abort(suspended)
+    throw suspended
+  }
+
+  #write(body: EventBody, blob?: Uint8Array): Promise<TaskEvent> {
+    if (this.#controller.signal.aborted) return Promise.reject(this.#controller.signal.reason)
+    const written = new Promise<TaskEvent>((resolve, reject) => {
+      this.#queue.push({ body, blob, resolve, reject })
+    })
+    this.#flushing ??= this.#flush()
+    return written
+  }
+
+  async #flush(): Promise<void> {
+    // Yield once so calls made in the same tick join this batch.
+    await null
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0)
+      const blobs = new Map<string, Uint8Array>()
+      for (const write of batch) {
+        if (write.blob && write.body.kind === 'artifact') blobs.set(write.body.artifact.id, write.blob)
+      }
+      try {
+        const { events } = await this.#options.store.append({
+          taskId: this.taskId,
+          events: batch.map((w) => w.body),
+          blobs,
+          leaseOwner: this.#options.owner,
+        })
+        this.#options.committed(this.taskId, events)
+        batch.forEach((write, i) => write.resolve(events[i]!))
+      } catch (error) {
+        for (const write of batch) write.reject(error)
+        if (isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')) {
+          this.abort(error)
+        }
+      }
+    }
+    this.#flushing = undefined
+  }
+}
+
+const failed = (error: TaskError): EventBody => ({ kind: 'status', state: 'FAILED', error })
+
+const buildArtifact = (taskId: string, spec: ArtifactSpec): { artifact: Artifact; bytes?: Uint8Array } => {
+  const common = { id: newId(), taskId, createdAt: nowIso() } as Artifact
+  if (spec.name !== undefined) common.name = spec.name
+  if (spec.description !== undefined) common.description = spec.description
+  switch (spec.type) {
+    case 'text':
+    case 'log': {
+      const text = String(spec.text)
+      if (Buffer.byteLength(text) > LIMITS.inlineArtifactBytes) {
+        throw new RangeError(
+          `a ${spec.type} artifact is limited to ${LIMITS.inlineArtifactBytes} bytes; use a file artifact`,
+        )
+      }
+      const artifact = { ...common, type: spec.type, text } as Artifact
+      if (spec.type === 'text' && spec.mediaType)
+        (artifact as { mediaType?: string }).mediaType = spec.mediaType
+      return { artifact }
+    }
+    case 'json': {
+      const json = JSON.stringify(spec.value)
+      if (json === undefined) throw new TypeError('a json artifact needs a JSON-serialisable value')
+      if (Buffer.byteLength(json) > LIMITS.inlineArtifactBytes) {
+        throw new RangeError(
+          `a json artifact is limited to ${LIMITS.inlineArtifactBytes} bytes; use a file artifact`,
+        )
+      }
+      return { artifact: { ...common, type: 'json', value: JSON.parse(json) } as Artifact }
+    }
+    case 'url': {
+      if (!URL.canParse(spec.url))
+        throw new TypeError(`a url artifact needs an absolute URL, got "${spec.url}"`)
+      const artifact = { ...common, type: 'url', url: spec.url } as Artifact & {
+        mediaType?: string
+        filename?: string
+      }
+      if (spec.mediaType) artifact.mediaType = spec.mediaType
+      if (spec.filename) artifact.filename = spec.filename
+      return { artifact }
+    }
+    case 'file': {
+      if (!spec.filename || !spec.mediaType)
+        throw new TypeError('a file artifact needs a filename and a mediaType')
+      const bytes = typeof spec.bytes === 'string' ? Buffer.from(spec.bytes, 'utf8') : spec.bytes
+      if (bytes.byteLength > LIMITS.fileArtifactBytes) {
+        throw new RangeError(`a file artifact is limited to ${LIMITS.fileArtifactBytes} bytes`)
+      }
+      const artifact = {
+        ...common,
+        type: 'file',
+        filename: spec.filename,
+        mediaType: spec.mediaType,
+        size: bytes.byteLength,
+      } as Artifact
+      return { artifact, bytes }
+    }
+    default:
+      throw new TypeError(`unknown artifact type "${(spec as { type: unknown }).type}"`)
+  }
+}
