@@ -79,8 +79,14 @@ export class Admission {
 
   /** Runs a task this replica already holds the lease of (a reservation is consumed). */
   run(claimed: ClaimedTask): void {
+    this.#done.set(claimed.task.id, this.#runToEnd(claimed))
+  }
+
+  async #runToEnd(claimed: ClaimedTask): Promise<void> {
     const { task } = claimed
-    const done = this.#execute(claimed).finally(async () => {
+    try {
+      await this.#execute(claimed)
+    } finally {
       this.#runs.delete(task.id)
       this.#done.delete(task.id)
       this.unreserve(task.agent)
@@ -90,8 +96,7 @@ export class Admission {
         this.#options.logger.error({ err: error, taskId: task.id }, 'could not release a lease')
       }
       void this.pump()
-    })
-    this.#done.set(task.id, done)
+    }
   }
 
   /** Claims runnable tasks up to the free capacity. Concurrent calls coalesce into one more round. */

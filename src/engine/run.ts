@@ -254,7 +254,7 @@ export class TaskRun {
           leaseOwner: this.#options.owner,
         })
         this.#options.committed(this.taskId, events)
-        batch.forEach((write, i) => write.resolve(events[i]!))
+        for (const [i, write] of batch.entries()) write.resolve(events[i]!)
       } catch (error) {
         for (const write of batch) write.reject(error)
         if (isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')) {
