@@ -3,6 +3,12 @@ import type { JsonObject } from '../model/events.ts'
 import type { Message } from '../model/parts.ts'
 import type { Answer } from '../model/task.ts'
 
+export interface FetchedFile {
+  url: string
+  mediaType: string | undefined
+  bytes: Uint8Array
+}
+
 export type LogLevelName = 'debug' | 'info' | 'warn' | 'error'
 
 interface ArtifactCommon {
@@ -49,4 +55,9 @@ export interface TaskContext {
    * answer (validated against `schema`, or the agent's input schema) once it arrives.
    */
   ask(prompt: string, options?: { schema?: JsonObject }): Promise<Answer>
+  /**
+   * Downloads a file (e.g. a URL the client sent) through the server's outbound policy: private,
+   * loopback and metadata addresses are refused before connecting, and the size is capped.
+   */
+  fetchFile(url: string, options?: { maxBytes?: number }): Promise<FetchedFile>
 }

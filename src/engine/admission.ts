@@ -5,7 +5,7 @@ import { INTERRUPTED_STATES, isTerminal } from '../model/states.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
 import type { EngineLogger } from './logger.ts'
 import type { AgentRegistry } from './registry.ts'
-import { TaskRun } from './run.ts'
+import { type FileFetcher, TaskRun } from './run.ts'
 
 export interface AdmissionOptions {
   store: Store
@@ -17,6 +17,7 @@ export interface AdmissionOptions {
   pollMs: number
   shutdownGraceMs: number
   committed: (taskId: string, events: readonly TaskEvent[]) => void
+  fetchFile: FileFetcher
   logger: EngineLogger
 }
 
@@ -176,7 +177,15 @@ export class Admission {
       )
       return
     }
-    const run = new TaskRun({ task, agent, store, bus: this.#options.bus, owner, committed })
+    const run = new TaskRun({
+      task,
+      agent,
+      store,
+      bus: this.#options.bus,
+      owner,
+      committed,
+      fetchFile: this.#options.fetchFile,
+    })
     this.#runs.set(task.id, run)
     try {
       await run.execute()

@@ -13,6 +13,7 @@ import { followEvents } from './follow.ts'
 import { compileSchema } from './json-schema.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
 import type { AgentRegistry, HostedAgent } from './registry.ts'
+import type { FileFetcher } from './run.ts'
 
 export interface EngineOptions {
   store: Store
@@ -28,9 +29,19 @@ export interface EngineOptions {
   shutdownGraceMs?: number
   /** One process owns the store (SQLite): every lease left behind is expired at start. */
   singleProcess?: boolean
+  /** How handlers download files (`ctx.fetchFile`): the server passes its SSRF-guarded fetcher. */
+  fetchFile?: FileFetcher
   /** Called when the push outbox may have new due rows (status or artifact events, a retried delivery). */
   onOutboxWrite?: () => void
   logger?: EngineLogger
+}
+
+/**
+ * Who is asking: a tenant and owner (every store query is scoped by them) and, when the request
+ * came in under one agent's base URL, that agent: tasks of other agents are then not found.
+ */
+export interface Caller extends Scope {
+  agent?: string
 }
 
 export interface SubmitRequest {
@@ -48,7 +59,7 @@ export interface SubmitRequest {
 }
 
 export interface InputRequest {
-  scope: Scope
+  scope: Caller
   taskId: string
   input?: JsonObject
   text?: string
@@ -86,6 +97,7 @@ export class Engine {
       pollMs: options.pollMs ?? 1_000,
       shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
       committed: (taskId, events) => this.#committed(taskId, events),
+      fetchFile: options.fetchFile ?? refuseFetch,
       logger: this.#logger,
     })
   }
@@ -209,7 +221,8 @@ export class Engine {
   }
 
   /** Cancels a task that is not terminal; the handler's signal aborts wherever it runs. */
-  async cancel(scope: Scope, taskId: string): Promise<Task> {
+  async cancel(scope: Caller, taskId: string): Promise<Task> {
+    if (scope.agent !== undefined) await this.getTask(scope, taskId)
     try {
       const { task, events } = await this.#store.append({
         taskId,
@@ -232,19 +245,21 @@ export class Engine {
     }
   }
 
-  async getTask(scope: Scope, taskId: string): Promise<Task> {
+  async getTask(scope: Caller, taskId: string): Promise<Task> {
     const task = await this.#store.getTask(scope, taskId)
-    if (!task) throw new SwitchboardError('TASK_NOT_FOUND', `no task ${taskId}`)
+    if (!task || (scope.agent !== undefined && task.agent !== scope.agent)) {
+      throw new SwitchboardError('TASK_NOT_FOUND', `no task ${taskId}`)
+    }
     return task
   }
 
-  listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
-    return this.#store.listTasks(scope, query)
+  listTasks(scope: Caller, query: ListTasksQuery): Promise<ListTasksPage> {
+    return this.#store.listTasks(scope, scope.agent === undefined ? query : { ...query, agent: scope.agent })
   }
 
   /** Every event of the task after `afterSeq`, live, ending after the terminal status. */
   async follow(
-    scope: Scope,
+    scope: Caller,
     taskId: string,
     options: { afterSeq?: number; signal?: AbortSignal } = {},
   ): Promise<AsyncGenerator<TaskEvent, void, undefined>> {
@@ -280,9 +295,13 @@ export class Engine {
     return this.getTask(scope, taskId)
   }
 
-  async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact> {
+  async getArtifact(scope: Caller, artifactId: string): Promise<StoredArtifact> {
     const stored = await this.#store.getArtifact(scope, artifactId)
-    if (!stored) throw new SwitchboardError('ARTIFACT_NOT_FOUND', `no artifact ${artifactId}`)
+    const visible =
+      stored !== undefined &&
+      (scope.agent === undefined ||
+        (await this.#store.getTask(scope, stored.artifact.taskId))?.agent === scope.agent)
+    if (!stored || !visible) throw new SwitchboardError('ARTIFACT_NOT_FOUND', `no artifact ${artifactId}`)
     return stored
   }
 
@@ -296,7 +315,7 @@ export class Engine {
     return this.#store.putPushConfig(scope, { id, taskId, createdAt: nowIso(), target })
   }
 
-  async getPushConfig(scope: Scope, taskId: string, configId: string): Promise<PushConfig> {
+  async getPushConfig(scope: Caller, taskId: string, configId: string): Promise<PushConfig> {
     await this.getTask(scope, taskId)
     const config = await this.#store.getPushConfig(scope, taskId, configId)
     if (!config)
@@ -304,13 +323,13 @@ export class Engine {
     return config
   }
 
-  async listPushConfigs(scope: Scope, taskId: string): Promise<PushConfig[]> {
+  async listPushConfigs(scope: Caller, taskId: string): Promise<PushConfig[]> {
     await this.getTask(scope, taskId)
     return this.#store.listPushConfigs(scope, taskId)
   }
 
   /** Idempotent: deleting a config that is already gone succeeds (the task must exist). */
-  async deletePushConfig(scope: Scope, taskId: string, configId: string): Promise<void> {
+  async deletePushConfig(scope: Caller, taskId: string, configId: string): Promise<void> {
     await this.getTask(scope, taskId)
     await this.#store.deletePushConfig(scope, taskId, configId)
   }
@@ -349,6 +368,10 @@ export class Engine {
       this.#options.onOutboxWrite()
     }
   }
+}
+
+const refuseFetch: FileFetcher = async (url) => {
+  throw new SwitchboardError('URL_NOT_ALLOWED', `no outbound fetcher is configured; cannot download ${url}`)
 }
 
 /** The input object of a request: explicit, or derived from text, then validated. */

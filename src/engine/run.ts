@@ -1,4 +1,4 @@
-import type { ArtifactSpec, LogLevelName, TaskContext } from '../agent/context.ts'
+import type { ArtifactSpec, FetchedFile, LogLevelName, TaskContext } from '../agent/context.ts'
 import { AgentError, TaskRejection } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
 import type { Artifact } from '../model/artifacts.ts'
@@ -31,7 +31,14 @@ export interface TaskRunOptions {
   owner: string
   /** Called after every committed append (publishes on the bus, wakes the push worker). */
   committed: (taskId: string, events: readonly TaskEvent[]) => void
+  /** Downloads through the server's outbound policy. */
+  fetchFile: FileFetcher
 }
+
+export type FileFetcher = (
+  url: string,
+  options: { maxBytes?: number; signal: AbortSignal },
+) => Promise<FetchedFile>
 
 interface PendingWrite {
   body: EventBody
@@ -191,6 +198,7 @@ export class TaskRun {
       log: (level, message) => handled(this.#log(level, message)),
       artifact: (spec) => handled(this.#artifact(spec)),
       ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),
+      fetchFile: (url, options) => handled(this.#options.fetchFile(url, { ...options, signal })),
     }
   }
 

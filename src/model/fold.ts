@@ -3,6 +3,20 @@ import type { TaskEvent } from './events.ts'
 import { canTransition, isTerminal } from './states.ts'
 import type { Task, TaskHeader } from './task.ts'
 
+/** The part of a task fixed at birth. */
+export const headerOf = (task: Task): TaskHeader => {
+  const header: TaskHeader = {
+    id: task.id,
+    tenant: task.tenant,
+    owner: task.owner,
+    agent: task.agent,
+    contextId: task.contextId,
+    createdAt: task.createdAt,
+  }
+  if (task.metadata !== undefined) header.metadata = task.metadata
+  return header
+}
+
 /** A task before its first event: the fold's starting value. */
 export const emptyTask = (header: TaskHeader): Task => ({
   ...header,

@@ -109,9 +109,9 @@ export const refusalReason = (policy: CompiledPolicy, ip: string): string | unde
         const inner = refusalReason(policy, v4.toString())
         return inner && `${ip} is IPv4-mapped: ${inner}`
       }
-      return `${ip} is an ${form} IPv6 address embedding ${v4.toString()} (${v4.range()})`
+      return `${ip} is ${form} IPv6 embedding ${v4.toString()}, in the ${v4.range()} range`
     }
   }
   const range = raw.range()
-  return range === 'unicast' ? undefined : `${ip} is a ${range} address`
+  return range === 'unicast' ? undefined : `${ip} is in the ${range} range`
 }

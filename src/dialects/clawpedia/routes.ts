@@ -1,0 +1,168 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Caller } from '../../engine/engine.ts'
+import { attachment, bodyCheck, uuidParam } from '../../http/body.ts'
+import { sendCard } from '../../http/card-cache.ts'
+import type { AgentMount, ServerContext } from '../../http/context.ts'
+import { asSwitchboardError, HTTP_STATUS } from '../../http/errors.ts'
+import { pipeFrames, type SseFrame, SseStream } from '../../http/sse.ts'
+import { contentTypeOf } from '../../model/artifacts.ts'
+import { SwitchboardError } from '../../model/errors.ts'
+import type { TaskEvent } from '../../model/events.ts'
+import { applyEvent, emptyTask, headerOf } from '../../model/fold.ts'
+import type { Task } from '../../model/task.ts'
+import { nowIso } from '../../model/time.ts'
+import { toClawpediaArtifact, toClawpediaCard, toClawpediaFrame, toClawpediaTask } from './mapping.ts'
+import { CREATE_TASK_BODY, PROVIDE_INPUT_BODY } from './wire.ts'
+
+interface TaskParams {
+  taskId: string
+}
+
+const checkCreate = bodyCheck<{ input: Record<string, unknown> }>(CREATE_TASK_BODY)
+const checkInput = bodyCheck<{ input: Record<string, unknown> }>(PROVIDE_INPUT_BODY)
+
+/** `Last-Event-ID` is the sequence of the last event the client holds. */
+const lastEventId = (request: FastifyRequest): number => {
+  const header = request.headers['last-event-id']
+  if (header === undefined || header === '') return 0
+  const value = Number(header)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new SwitchboardError(
+      'INVALID_REQUEST',
+      `Last-Event-ID must be a non-negative integer, got "${String(header).slice(0, 40)}"`,
+    )
+  }
+  return value
+}
+
+/** The Clawpedia task protocol for one mounted agent: cards, tasks, artifacts, the SSE stream. */
+export const clawpediaRoutes = async (
+  app: FastifyInstance,
+  options: { mount: AgentMount; server: ServerContext },
+) => {
+  const { mount, server } = options
+  const { engine } = server
+  const { definition } = mount.agent
+  const caller: Caller = { ...server.scope, agent: definition.slug }
+  const wireTask = (task: Task) => toClawpediaTask(task, definition.id)
+  const contentUrl = (artifactId: string) => `${mount.baseUrl()}/artifacts/${artifactId}/content`
+
+  app.setErrorHandler((error, request, reply) => {
+    const failure = asSwitchboardError(error)
+    if (failure.code === 'INTERNAL')
+      server.logger.error({ err: failure.cause ?? error, url: request.url }, 'request failed')
+    const body: { code: string; message: string; details?: object } = {
+      code: failure.code,
+      message: failure.message,
+    }
+    if (failure.details) body.details = failure.details
+    return reply.code(HTTP_STATUS[failure.code]).send({ error: body })
+  })
+
+  app.get('/agent-card.json', (request, reply) =>
+    sendCard(request, reply, toClawpediaCard(definition), server.startedAt),
+  )
+
+  app.post('/tasks', async (request, reply) => {
+    const body = checkCreate(request.body)
+    const idempotencyKey = request.headers['idempotency-key']
+    const { task } = await engine.submit({
+      scope: server.scope,
+      agent: definition.slug,
+      input: body.input,
+      ...(typeof idempotencyKey === 'string' &&
+        idempotencyKey !== '' && { idempotencyKey: `clawpedia:${idempotencyKey}` }),
+    })
+    return reply.code(202).send(wireTask(task))
+  })
+
+  app.get<{ Params: TaskParams }>('/tasks/:taskId', async (request) =>
+    wireTask(await engine.getTask(caller, uuidParam(request.params.taskId, 'task_id'))),
+  )
+
+  app.post<{ Params: TaskParams }>('/tasks/:taskId/cancel', async (request, reply) => {
+    const task = await engine.cancel(caller, uuidParam(request.params.taskId, 'task_id'))
+    return reply.code(202).send(wireTask(task))
+  })
+
+  // Our extension: the reference defines INPUT_REQUIRED but no way to answer it.
+  app.post<{ Params: TaskParams }>('/tasks/:taskId/input', async (request, reply) => {
+    const taskId = uuidParam(request.params.taskId, 'task_id')
+    const body = checkInput(request.body)
+    const task = await engine.provideInput({ scope: caller, taskId, input: body.input })
+    return reply.code(202).send(wireTask(task))
+  })
+
+  app.get<{ Params: TaskParams }>('/tasks/:taskId/artifacts', async (request) => {
+    const task = await engine.getTask(caller, uuidParam(request.params.taskId, 'task_id'))
+    return { artifacts: task.artifacts.map((a) => toClawpediaArtifact(a, contentUrl(a.id))) }
+  })
+
+  app.get<{ Params: { artifactId: string } }>('/artifacts/:artifactId/content', async (request, reply) => {
+    const { artifact, bytes } = await engine.getArtifact(
+      caller,
+      uuidParam(request.params.artifactId, 'artifact_id'),
+    )
+    reply.header('content-type', contentTypeOf(artifact)).header('x-content-type-options', 'nosniff')
+    switch (artifact.type) {
+      case 'file':
+        return reply
+          .header('content-disposition', attachment(artifact.filename))
+          .send(Buffer.from(bytes ?? new Uint8Array()))
+      case 'json':
+        return reply.send(JSON.stringify(artifact.value))
+      case 'url':
+        return reply.send(`${artifact.url}\r\n`)
+      case 'text':
+      case 'log':
+        return reply.send(artifact.text)
+    }
+  })
+
+  app.get<{ Params: TaskParams }>('/tasks/:taskId/stream', async (request, reply) => {
+    const taskId = uuidParam(request.params.taskId, 'task_id')
+    const resumeAfter = lastEventId(request)
+    const task = await engine.getTask(caller, taskId)
+    const controller = new AbortController()
+    // The stream replays from the first event so each `status` frame carries the task as it was then.
+    const events = await engine.follow(caller, taskId, { afterSeq: 0, signal: controller.signal })
+    reply.hijack()
+    reply.raw.once('close', () => controller.abort())
+    let cursor = resumeAfter
+    const stream = new SseStream(reply.raw, server.heartbeats, () => ({
+      id: cursor,
+      event: 'ping',
+      data: JSON.stringify({ timestamp: nowIso() }),
+    }))
+    stream.open()
+    await pipeFrames(
+      stream,
+      framesOf(events, emptyTask(headerOf(task)), resumeAfter, definition.id, (seq) => {
+        cursor = seq
+      }),
+      server.stallMs,
+    )
+  })
+
+  app.setNotFoundHandler((request, reply: FastifyReply) =>
+    reply
+      .code(404)
+      .send({ error: { code: 'METHOD_NOT_FOUND', message: `no route ${request.method} ${request.url}` } }),
+  )
+}
+
+async function* framesOf(
+  events: AsyncIterable<TaskEvent>,
+  folded: Task,
+  resumeAfter: number,
+  agentId: string,
+  sent: (seq: number) => void,
+): AsyncGenerator<SseFrame> {
+  for await (const event of events) {
+    applyEvent(folded, event)
+    if (event.seq <= resumeAfter) continue
+    const frame = toClawpediaFrame(event, folded, agentId)
+    sent(event.seq)
+    if (frame) yield { id: event.seq, event: frame.event, data: JSON.stringify(frame.data) }
+  }
+}

@@ -1,0 +1,32 @@
+import type { Engine } from '../engine/engine.ts'
+import type { EngineLogger } from '../engine/logger.ts'
+import type { HostedAgent } from '../engine/registry.ts'
+import type { Scope } from '../model/task.ts'
+import type { Heartbeats } from './sse.ts'
+
+/** What every route plugin of a server shares. */
+export interface ServerContext {
+  engine: Engine
+  /** The caller scope until authentication arrives: one tenant, one owner. */
+  scope: Scope
+  heartbeats: Heartbeats
+  /** How long a stream may stay backpressured before the client is dropped. */
+  stallMs: number
+  /** The absolute URL clients reach this server at (known once it listens). */
+  publicUrl(): string
+  /** When Switchboard started serving; the cards' Last-Modified. */
+  startedAt: Date
+  logger: EngineLogger
+  /** Accept A2A requests without an A2A-Version header as 1.0 (off by default: the spec says 0.3). */
+  a2aAssumeVersion: boolean
+  /** Refuses (URL_NOT_ALLOWED) a URL the outbound policy forbids: push endpoints at registration. */
+  checkOutboundUrl(url: string): Promise<void>
+}
+
+/** One agent served under one base path: `/agents/{slug}`, and `''` for the default agent at the root. */
+export interface AgentMount {
+  agent: HostedAgent
+  prefix: string
+  /** The absolute base URL of this mount, without a trailing slash. */
+  baseUrl(): string
+}

@@ -1,0 +1,65 @@
+import { type ErrorCode, SwitchboardError } from '../model/errors.ts'
+
+/** HTTP status per error code, for the REST-style surfaces (Clawpedia, admin). A2A has its own table. */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  INVALID_ID: 400,
+  INPUT_SCHEMA_VIOLATION: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  CONTENT_TYPE_NOT_SUPPORTED: 415,
+  CONTEXT_MISMATCH: 400,
+  VERSION_NOT_SUPPORTED: 400,
+  METHOD_NOT_FOUND: 404,
+  URL_NOT_ALLOWED: 400,
+  TASK_NOT_FOUND: 404,
+  ARTIFACT_NOT_FOUND: 404,
+  AGENT_NOT_FOUND: 404,
+  PUSH_CONFIG_NOT_FOUND: 404,
+  DELIVERY_NOT_FOUND: 404,
+  TASK_TERMINAL: 409,
+  TASK_NOT_CANCELABLE: 409,
+  TASK_NOT_AWAITING_INPUT: 409,
+  INVALID_TRANSITION: 409,
+  LEASE_LOST: 409,
+  UNSUPPORTED_OPERATION: 400,
+  PUSH_NOT_SUPPORTED: 400,
+  EXTENDED_CARD_NOT_CONFIGURED: 400,
+  UNAUTHENTICATED: 401,
+  AGENT_ERROR: 500,
+  AGENT_INTERRUPTED: 500,
+  OUTPUT_SCHEMA_VIOLATION: 500,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+}
+
+/**
+ * Turns anything thrown while serving a request into a catalogue error. Framework errors (body too
+ * large, unknown content type, malformed URL) get their proper codes; anything unexpected becomes
+ * INTERNAL, with the original kept as `cause` for the log and never shown to the client.
+ */
+export const asSwitchboardError = (error: unknown): SwitchboardError => {
+  if (error instanceof SwitchboardError) return error
+  const { code, statusCode, message } = (error ?? {}) as {
+    code?: string
+    statusCode?: number
+    message?: string
+  }
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new SwitchboardError('PAYLOAD_TOO_LARGE', 'the request body exceeds the size limit')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new SwitchboardError('UNSUPPORTED_MEDIA_TYPE', 'the Content-Type must be application/json')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new SwitchboardError('INVALID_REQUEST', 'the Content-Length does not match the body')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SwitchboardError('INVALID_JSON', 'the body is empty; a JSON document was expected')
+    case 'FST_ERR_BAD_URL':
+      return new SwitchboardError('INVALID_REQUEST', 'the URL is malformed')
+  }
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return new SwitchboardError('INVALID_REQUEST', message ?? 'bad request')
+  }
+  return new SwitchboardError('INTERNAL', 'internal error', undefined, { cause: error })
+}

@@ -1,0 +1,188 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { type Logger, pino } from 'pino'
+import type { AgentDefinition, NotificationConfig } from '../agent/define.ts'
+import { assertValidClawpediaCard } from '../dialects/clawpedia/card-check.ts'
+import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
+import { Engine, type EngineOptions } from '../engine/engine.ts'
+import { AgentRegistry } from '../engine/registry.ts'
+import type { EventBus } from '../events/contract.ts'
+import { LocalBus } from '../events/local-bus.ts'
+import { SwitchboardError } from '../model/errors.ts'
+import { DEFAULT_SCOPE } from '../model/task.ts'
+import type { Store } from '../store/contract.ts'
+import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
+import type { AgentMount, ServerContext } from './context.ts'
+import { rootRoutes } from './root-routes.ts'
+import { Heartbeats } from './sse.ts'
+
+export interface SwitchboardOptions {
+  agents: AgentDefinition[]
+  /** Where the SQLite database lives when no `store` is given. */
+  dataDir?: string
+  store?: Store
+  bus?: EventBus
+  host?: string
+  port?: number
+  /** The URL clients use to reach this server; defaults to http://{host}:{port}. */
+  publicUrl?: string
+  /** The slug of the agent also served at the root (default: the first agent). */
+  defaultAgent?: string
+  /** Clawpedia notification targets per agent slug (deployment configuration). */
+  notifications?: Record<string, NotificationConfig>
+  /** Idle time before an SSE stream gets a ping. */
+  pingMs?: number
+  /** How long an SSE client may stay backpressured before it is dropped. */
+  stallMs?: number
+  /** The largest request body accepted, in bytes. */
+  bodyLimit?: number
+  engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
+  a2a?: { assumeVersionWhenMissing?: boolean }
+  /** A pino logger, or false for silence. Default: info to stdout. */
+  logger?: Logger | false
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: './data',
+  pingMs: 15_000,
+  stallMs: 30_000,
+  bodyLimit: 4 * 1024 * 1024,
+} as const
+
+export interface Switchboard {
+  app: FastifyInstance
+  engine: Engine
+  store: Store
+  /** Starts listening; resolves with the public base URL. */
+  listen(): Promise<string>
+  url(): string
+  close(): Promise<void>
+}
+
+const REDACT = ['req.headers.authorization', 'req.headers.cookie', '*.authHeader', '*.credentials', '*.token']
+
+/** Assembles a Switchboard server: store, engine, and every agent mounted under both dialects. */
+export const createSwitchboard = async (options: SwitchboardOptions): Promise<Switchboard> => {
+  const definitions = options.agents.map((agent) => {
+    const notification = options.notifications?.[agent.slug]
+    return notification ? ({ ...agent, notification } as AgentDefinition) : agent
+  })
+  for (const agent of definitions) assertValidClawpediaCard(agent)
+  const agents = new AgentRegistry(definitions)
+  const defaultSlug = options.defaultAgent ?? definitions[0]!.slug
+  if (!agents.has(defaultSlug))
+    throw new TypeError(`the default agent "${defaultSlug}" is not one of the hosted agents`)
+
+  const logger: Logger =
+    options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino({ redact: REDACT }))
+  const store = options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir)
+  await store.init()
+  const bus = options.bus ?? new LocalBus()
+  const engine = new Engine({
+    store,
+    bus,
+    agents,
+    singleProcess: store.backend !== 'postgres',
+    logger,
+    ...options.engine,
+  })
+
+  const host = options.host ?? DEFAULTS.host
+  let port = options.port ?? DEFAULTS.port
+  const publicUrl = (): string =>
+    (
+      options.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
+    ).replace(/\/+$/, '')
+  const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
+  const server: ServerContext = {
+    engine,
+    scope: DEFAULT_SCOPE,
+    heartbeats,
+    stallMs: options.stallMs ?? DEFAULTS.stallMs,
+    publicUrl,
+    startedAt: new Date(),
+    logger,
+    a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
+    checkOutboundUrl: async () => {},
+  }
+
+  const app = Fastify({
+    loggerInstance: logger,
+    // Per-request logs cost more than the request on the hot path; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }) as unknown as FastifyInstance
+  registerJsonParsers(app)
+
+  const mounts: AgentMount[] = agents.all().map((agent) => {
+    const prefix = `/agents/${agent.definition.slug}`
+    return { agent, prefix, baseUrl: () => `${publicUrl()}${prefix}` }
+  })
+  const defaultMount: AgentMount = { agent: agents.get(defaultSlug), prefix: '', baseUrl: publicUrl }
+  await app.register(rootRoutes, { mounts, server })
+  for (const mount of [...mounts, defaultMount]) {
+    await app.register(
+      async (scoped) => {
+        for (const dialect of DIALECTS) await scoped.register(dialect, { mount, server })
+      },
+      { prefix: mount.prefix },
+    )
+  }
+
+  return {
+    app,
+    engine,
+    store,
+    async listen() {
+      await app.listen({ host, port })
+      const address = app.server.address()
+      if (address && typeof address === 'object') port = address.port
+      await engine.start()
+      return publicUrl()
+    },
+    url: publicUrl,
+    async close() {
+      heartbeats.closeAll()
+      await engine.stop()
+      await app.close()
+      await bus.close()
+      await store.close()
+    },
+  }
+}
+
+/** Every wire dialect an agent is served in, each an encapsulated fastify plugin under the agent's base. */
+const DIALECTS = [clawpediaRoutes]
+
+const openSqlite = (dataDir: string): SqliteStore => {
+  mkdirSync(dataDir, { recursive: true })
+  return new SqliteStore({ filename: join(dataDir, 'switchboard.db') })
+}
+
+/** JSON for both content types the dialects accept; malformed JSON is our INVALID_JSON, not a framework error. */
+const registerJsonParsers = (app: FastifyInstance): void => {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(
+    ['application/json', 'application/a2a+json'],
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      const text = body as string
+      if (text.trim() === '') {
+        done(null, undefined)
+        return
+      }
+      try {
+        done(null, JSON.parse(text))
+      } catch (error) {
+        done(
+          new SwitchboardError('INVALID_JSON', `the body is not valid JSON: ${(error as Error).message}`),
+          undefined,
+        )
+      }
+    },
+  )
+}

@@ -1,0 +1,172 @@
+import type { ServerResponse } from 'node:http'
+
+export interface SseFrame {
+  /** The SSE `id:` (the task's event sequence). */
+  id?: number
+  event?: string
+  /** One line of JSON (JSON.stringify never emits raw newlines). */
+  data: string
+}
+
+const encode = (frame: SseFrame): string => {
+  let out = ''
+  if (frame.id !== undefined) out += `id: ${frame.id}\n`
+  if (frame.event !== undefined) {
+    if (/[\r\n]/.test(frame.event)) throw new TypeError('an SSE event name cannot contain a line break')
+    out += `event: ${frame.event}\n`
+  }
+  if (/[\r\n]/.test(frame.data)) {
+    for (const line of frame.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`
+  } else {
+    out += `data: ${frame.data}\n`
+  }
+  return `${out}\n`
+}
+
+/**
+ * A server-sent event stream written straight to the socket: no framework in the per-event path.
+ * `send` reports backpressure so the producer waits for `drained` instead of buffering without
+ * bound; a client that stays backpressured past `stallMs` is dropped.
+ */
+export class SseStream {
+  readonly #res: ServerResponse
+  readonly #heartbeats: Heartbeats
+  #lastWrite = Date.now()
+  #closed = false
+  ping: () => SseFrame | string
+
+  constructor(res: ServerResponse, heartbeats: Heartbeats, ping: () => SseFrame | string) {
+    this.#res = res
+    this.#heartbeats = heartbeats
+    this.ping = ping
+  }
+
+  /** Sends the response head; call once, before the first frame. */
+  open(headers: Record<string, string> = {}): void {
+    this.#res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers,
+    })
+    this.#res.flushHeaders()
+    this.#res.once('close', () => this.#markClosed())
+    this.#heartbeats.add(this)
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  get idleSince(): number {
+    return this.#lastWrite
+  }
+
+  /** Writes one frame; false when the socket buffer is full (await `drained()`). */
+  send(frame: SseFrame): boolean {
+    return this.write(encode(frame))
+  }
+
+  /** Writes a raw chunk (a comment line, or pre-encoded frames). */
+  write(chunk: string): boolean {
+    if (this.#closed) return false
+    this.#lastWrite = Date.now()
+    return this.#res.write(chunk)
+  }
+
+  drained(stallMs: number): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false)
+    return new Promise((resolve) => {
+      const done = (ok: boolean): void => {
+        clearTimeout(timer)
+        this.#res.off('drain', onDrain)
+        this.#res.off('close', onClose)
+        if (!ok) this.end()
+        resolve(ok)
+      }
+      const onDrain = (): void => done(true)
+      const onClose = (): void => done(false)
+      const timer = setTimeout(() => done(false), stallMs)
+      this.#res.once('drain', onDrain)
+      this.#res.once('close', onClose)
+    })
+  }
+
+  heartbeat(): void {
+    const ping = this.ping()
+    this.write(typeof ping === 'string' ? ping : encode(ping))
+  }
+
+  end(): void {
+    if (this.#closed) return
+    this.#markClosed()
+    this.#res.end()
+  }
+
+  #markClosed(): void {
+    this.#closed = true
+    this.#heartbeats.delete(this)
+  }
+}
+
+/**
+ * One timer for all open streams: each gets a ping after `intervalMs` without a write. Ten
+ * thousand streams cost one interval, not ten thousand.
+ */
+export class Heartbeats {
+  readonly #streams = new Set<SseStream>()
+  readonly #intervalMs: number
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(intervalMs: number) {
+    this.#intervalMs = intervalMs
+  }
+
+  add(stream: SseStream): void {
+    this.#streams.add(stream)
+    if (!this.#timer) {
+      const tick = Math.max(10, Math.min(1000, Math.floor(this.#intervalMs / 4)))
+      this.#timer = setInterval(() => this.#beat(), tick)
+      this.#timer.unref()
+    }
+  }
+
+  delete(stream: SseStream): void {
+    this.#streams.delete(stream)
+    if (this.#streams.size === 0 && this.#timer) {
+      clearInterval(this.#timer)
+      this.#timer = undefined
+    }
+  }
+
+  get size(): number {
+    return this.#streams.size
+  }
+
+  /** Ends every open stream (server shutdown). */
+  closeAll(): void {
+    for (const stream of [...this.#streams]) stream.end()
+  }
+
+  #beat(): void {
+    const due = Date.now() - this.#intervalMs
+    for (const stream of this.#streams) if (stream.idleSince <= due) stream.heartbeat()
+  }
+}
+
+/** Writes frames to the stream as they come, waiting out backpressure; ends the stream when they end. */
+export const pipeFrames = async (
+  stream: SseStream,
+  frames: AsyncIterable<SseFrame>,
+  stallMs: number,
+): Promise<void> => {
+  try {
+    for await (const frame of frames) {
+      if (stream.closed) break
+      if (!stream.send(frame) && !(await stream.drained(stallMs))) break
+    }
+  } finally {
+    stream.end()
+  }
+}

@@ -1,0 +1,77 @@
+import type pg from 'pg'
+
+/**
+ * A named statement: pg prepares it once per connection. The SQL is written with `:name`
+ * placeholders, compiled to `$n` once, so long statements stay readable and bind by name.
+ */
+export interface Statement {
+  name: string
+  text: string
+  params: readonly string[]
+}
+
+export const statement = (name: string, source: string): Statement => {
+  const params: string[] = []
+  const text = source.replace(/(?<!:):([a-z_][a-z0-9_]*)/g, (_match, param: string) => {
+    if (!params.includes(param)) params.push(param)
+    return `$${params.indexOf(param) + 1}`
+  })
+  return { name, text, params }
+}
+
+/** Anything that runs queries: the pool (autocommit) or a client inside a transaction. */
+export type Queryable = pg.Pool | pg.PoolClient
+
+export const run = <R extends pg.QueryResultRow>(
+  db: Queryable,
+  statement: Statement,
+  values: Readonly<Record<string, unknown>>,
+): Promise<pg.QueryResult<R>> => {
+  const bound = statement.params.map((param) => {
+    if (!(param in values)) throw new TypeError(`statement ${statement.name} needs :${param}`)
+    return values[param] ?? null
+  })
+  return db.query<R>({ name: statement.name, text: statement.text, values: bound })
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+
+/** The schema name, quoted for SQL. Plain identifiers only, so names never need escaping rules. */
+export const quoteSchema = (schema: string): string => {
+  if (!IDENTIFIER.test(schema)) throw new TypeError(`invalid PostgreSQL schema name: ${schema}`)
+  return `"${schema}"`
+}
+
+/**
+ * Runs `work` in one transaction on one pooled connection. A failed ROLLBACK means the connection
+ * is broken: it is destroyed rather than returned to the pool.
+ */
+export const transaction = async <T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> => {
+  const client = await pool.connect()
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK')
+    } catch (rollbackError) {
+      broken = rollbackError as Error
+    }
+    throw error
+  } finally {
+    client.release(broken)
+  }
+}
+
+/** Milliseconds as a parameter of `now() + $n * interval '1 millisecond'`. */
+export const ms = (value: number): number => Math.max(0, Math.round(value))
+
+/** pg hands timestamptz back as Date; the model speaks ISO strings. */
+export const iso = (value: Date | string): string =>
+  value instanceof Date ? value.toISOString() : new Date(value).toISOString()

@@ -1,0 +1,88 @@
+/**
+ * Forward-only migrations, numbered by their position (1, 2, …). Each is a function of the quoted
+ * schema name so no identifier is hard-coded: a deployment may keep several Switchboards in one
+ * database. schema.sql beside this file is the dump of the schema after the last one.
+ *
+ * Snapshots, events, targets and delivery bodies are `json`, not `jsonb`: they are written once
+ * and read whole, never searched, so jsonb's parsing buys nothing, while `json` keeps the exact
+ * text (key order) and accepts every string JSON can carry; jsonb refuses "\u0000", which a
+ * client could put in its input. Operators can still query them with -> and ->>.
+ * Times the database decides (leases, claims, retries) are timestamptz compared with now(): one
+ * clock for every replica.
+ */
+export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
+  /* 1: tasks, events, artifacts, push configs, the push outbox */
+  (s) => `
+  CREATE TABLE ${s}.tasks (
+    id               text PRIMARY KEY,
+    tenant           text NOT NULL,
+    owner            text NOT NULL,
+    agent            text NOT NULL,
+    context_id       text NOT NULL,
+    state            text NOT NULL,
+    version          integer NOT NULL,
+    created_at       timestamptz NOT NULL,
+    status_at        timestamptz NOT NULL,
+    idempotency_key  text,
+    run_pending      boolean NOT NULL DEFAULT true,
+    lease_owner      text,
+    lease_expires_at timestamptz,
+    snapshot         json NOT NULL
+  );
+  CREATE UNIQUE INDEX tasks_idempotency ON ${s}.tasks (tenant, owner, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX tasks_by_status_time ON ${s}.tasks (tenant, owner, status_at DESC, id DESC);
+  CREATE INDEX tasks_by_agent ON ${s}.tasks (tenant, owner, agent, status_at DESC, id DESC);
+  CREATE INDEX tasks_by_context ON ${s}.tasks (tenant, owner, context_id);
+  CREATE INDEX tasks_runnable ON ${s}.tasks (created_at, id) WHERE run_pending;
+
+  CREATE TABLE ${s}.events (
+    task_id text NOT NULL REFERENCES ${s}.tasks (id),
+    seq     integer NOT NULL,
+    body    json NOT NULL,
+    PRIMARY KEY (task_id, seq)
+  );
+
+  CREATE TABLE ${s}.artifacts (
+    id      text PRIMARY KEY,
+    task_id text NOT NULL REFERENCES ${s}.tasks (id),
+    tenant  text NOT NULL,
+    owner   text NOT NULL,
+    meta    json NOT NULL,
+    bytes   bytea
+  );
+  CREATE INDEX artifacts_by_task ON ${s}.artifacts (task_id);
+
+  CREATE TABLE ${s}.push_configs (
+    task_id    text NOT NULL REFERENCES ${s}.tasks (id),
+    id         text NOT NULL,
+    tenant     text NOT NULL,
+    owner      text NOT NULL,
+    created_at timestamptz NOT NULL,
+    target     json NOT NULL,
+    PRIMARY KEY (task_id, id)
+  );
+
+  CREATE TABLE ${s}.deliveries (
+    id               text PRIMARY KEY,
+    task_id          text NOT NULL REFERENCES ${s}.tasks (id),
+    seq              integer NOT NULL,
+    config_id        text NOT NULL,
+    target           json NOT NULL,
+    event            json NOT NULL,
+    task             json NOT NULL,
+    state            text NOT NULL CHECK (state IN ('pending', 'delivered', 'dead')),
+    attempts         integer NOT NULL DEFAULT 0,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    next_attempt_at  timestamptz NOT NULL,
+    claim_owner      text,
+    claim_expires_at timestamptz,
+    last_error       text,
+    delivered_at     timestamptz
+  );
+  CREATE INDEX deliveries_due ON ${s}.deliveries (next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX deliveries_order ON ${s}.deliveries (task_id, config_id, seq) WHERE state = 'pending';
+  CREATE INDEX deliveries_by_state ON ${s}.deliveries (state, created_at);
+  CREATE INDEX deliveries_by_task ON ${s}.deliveries (task_id, created_at);
+  `,
+]

@@ -1,0 +1,106 @@
+import { statement } from './db.ts'
+import { EVENTS_CHANNEL, WORK_CHANNEL } from './notify.ts'
+
+/** The rows one commit inserts besides its events, as parallel arrays for unnest(). */
+const INSERT_DELIVERIES = (s: string) => `INSERT INTO ${s}.deliveries
+      (id, task_id, seq, config_id, target, event, task, state, attempts, created_at, next_attempt_at)
+    SELECT d.id, :task_id, d.seq, d.config_id, d.target, d.event, d.task, 'pending', 0, now(), now()
+    FROM unnest(:delivery_ids::text[], :delivery_seqs::int[], :delivery_configs::text[],
+                :delivery_targets::json[], :delivery_events::json[], :delivery_tasks::json[])
+      AS d(id, seq, config_id, target, event, task)`
+
+const INSERT_EVENTS = (s: string) => `INSERT INTO ${s}.events (task_id, seq, body)
+    SELECT :task_id, e.seq, e.body FROM unnest(:seqs::int[], :bodies::json[]) AS e(seq, body)`
+
+/** Task creation, appends and reads. `s` is the quoted schema. */
+export const taskSql = (s: string) => ({
+  /**
+   * The idempotency key's unique index decides a race between two creations with the same key:
+   * the second waits for the first to commit, inserts nothing, and then reads the winner.
+   */
+  insertTask: statement(
+    'sb_insert_task',
+    `INSERT INTO ${s}.tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at,
+       idempotency_key, run_pending, lease_owner, lease_expires_at, snapshot)
+     VALUES (:id, :tenant, :owner, :agent, :context_id, :state, :version, :created_at, :status_at,
+       :idempotency_key, true, :lease_owner::text, now() + :lease_ms::float8 * interval '1 millisecond', :snapshot)
+     ON CONFLICT (tenant, owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     RETURNING id`,
+  ),
+
+  taskByIdempotencyKey: statement(
+    'sb_task_by_idempotency_key',
+    `SELECT snapshot FROM ${s}.tasks WHERE tenant = :tenant AND owner = :owner AND idempotency_key = :key`,
+  ),
+
+  /**
+   * The rest of a creation, in one round trip: opening events, push configs, the outbox rows of
+   * the opening status, and the notes (sent by PostgreSQL at commit). A task created unleased is
+   * work for any replica, so admission everywhere is woken.
+   */
+  openTask: statement(
+    'sb_open_task',
+    `WITH events AS (${INSERT_EVENTS(s)}),
+     configs AS (
+       INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
+       SELECT :task_id, c.id, :tenant, :owner, :created_at, c.target
+       FROM unnest(:config_ids::text[], :config_targets::json[]) AS c(id, target)
+     ),
+     deliveries AS (${INSERT_DELIVERIES(s)})
+     SELECT pg_notify('${EVENTS_CHANNEL}', :event_note),
+            CASE WHEN :runnable::boolean THEN pg_notify('${WORK_CHANNEL}', :work_note) END`,
+  ),
+
+  /**
+   * The task row, locked until the append commits: racing appends (cancel against complete, two
+   * replicas) queue here and each folds onto the state the previous one left. NO KEY UPDATE is
+   * enough (keys never change) and lets the foreign-key checks of concurrent inserts through.
+   */
+  taskForUpdate: statement(
+    'sb_task_for_update',
+    `SELECT t.snapshot, t.tenant, t.owner, t.lease_owner, t.version,
+       (SELECT coalesce(json_agg(json_build_object('id', c.id, 'target', c.target) ORDER BY c.created_at, c.id), '[]')
+        FROM ${s}.push_configs c WHERE c.task_id = t.id) AS configs
+     FROM ${s}.tasks t WHERE t.id = :task_id
+     FOR NO KEY UPDATE OF t`,
+  ),
+
+  /**
+   * Everything an append writes, in one round trip: events, artifacts, outbox rows, then the task
+   * row with a compare-and-set on its version (redundant under the row lock, and cheap), then the
+   * notes. A terminal state ends the need to run; an answer (`request_run`) creates it.
+   */
+  commitAppend: statement(
+    'sb_commit_append',
+    `WITH events AS (${INSERT_EVENTS(s)}),
+     artifacts AS (
+       INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta, bytes)
+       SELECT a.id, :task_id, :tenant, :owner, a.meta, a.bytes
+       FROM unnest(:artifact_ids::text[], :artifact_metas::json[], :artifact_bytes::bytea[]) AS a(id, meta, bytes)
+     ),
+     deliveries AS (${INSERT_DELIVERIES(s)}),
+     updated AS (
+       UPDATE ${s}.tasks SET state = :state, version = :version, status_at = :status_at, snapshot = :snapshot,
+         run_pending = CASE WHEN :terminal::boolean THEN false WHEN :request_run::boolean THEN true ELSE run_pending END
+       WHERE id = :task_id AND version = :expected_version
+       RETURNING run_pending
+     )
+     SELECT pg_notify('${EVENTS_CHANNEL}', :event_note),
+            CASE WHEN :request_run::boolean AND run_pending THEN pg_notify('${WORK_CHANNEL}', :work_note) END
+     FROM updated`,
+  ),
+
+  taskSnapshot: statement(
+    'sb_task_snapshot',
+    `SELECT snapshot FROM ${s}.tasks WHERE id = :task_id AND tenant = :tenant AND owner = :owner`,
+  ),
+
+  events: statement(
+    'sb_events',
+    `SELECT body FROM ${s}.events WHERE task_id = :task_id AND seq > :after_seq ORDER BY seq LIMIT :limit`,
+  ),
+
+  artifact: statement('sb_artifact', `SELECT meta, bytes, tenant, owner FROM ${s}.artifacts WHERE id = :id`),
+})
+
+export type TaskSql = ReturnType<typeof taskSql>

@@ -1,0 +1,140 @@
+import type pg from 'pg'
+import { SwitchboardError } from '../../model/errors.ts'
+import type { TaskEvent } from '../../model/events.ts'
+import { applyEvent, emptyTask } from '../../model/fold.ts'
+import { newId } from '../../model/ids.ts'
+import type { PushTarget } from '../../model/push.ts'
+import { isTerminal } from '../../model/states.ts'
+import type { Task } from '../../model/task.ts'
+import { nowIso } from '../../model/time.ts'
+import type { AppendRequest, AppendResult, CreateTaskRequest, CreateTaskResult } from '../contract.ts'
+import { openingEvents } from '../opening.ts'
+import { run, transaction } from './db.ts'
+import { formatTaskNote } from './notify.ts'
+import { OutboxRows, visible } from './rows.ts'
+import type { TaskSql } from './task-sql.ts'
+
+/** What the two writers need from the store. */
+export interface WriteContext {
+  pool: pg.Pool
+  sql: TaskSql
+  replicaTag: string
+}
+
+interface LockedTask {
+  snapshot: Task
+  tenant: string
+  owner: string
+  lease_owner: string | null
+  version: number
+  configs: { id: string; target: PushTarget }[]
+}
+
+/** createTask: the task row first (the idempotency key may turn it into a read), then the rest. */
+export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promise<CreateTaskResult> =>
+  transaction(ctx.pool, async (client): Promise<CreateTaskResult> => {
+    const { header, idempotencyKey, lease } = request
+    const task = emptyTask(header)
+    const events = openingEvents(request, nowIso())
+    for (const event of events) applyEvent(task, event)
+    const snapshot = JSON.stringify(task)
+    const inserted = await run(client, ctx.sql.insertTask, {
+      id: task.id,
+      tenant: task.tenant,
+      owner: task.owner,
+      agent: task.agent,
+      context_id: task.contextId,
+      state: task.state,
+      version: task.version,
+      created_at: task.createdAt,
+      status_at: task.statusAt,
+      idempotency_key: idempotencyKey ?? null,
+      lease_owner: lease?.owner ?? null,
+      lease_ms: lease?.ttlMs ?? null,
+      snapshot,
+    })
+    if (inserted.rowCount === 0) {
+      const existing = await run<{ snapshot: Task }>(client, ctx.sql.taskByIdempotencyKey, {
+        tenant: header.tenant,
+        owner: header.owner,
+        key: idempotencyKey,
+      })
+      const row = existing.rows[0]
+      if (!row) throw new SwitchboardError('INTERNAL', `idempotency key ${idempotencyKey} lost its task`)
+      return { task: row.snapshot, events: [], created: false, leased: false }
+    }
+    const configs = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
+    const outbox = new OutboxRows()
+    // The opening status is a status change like any other: notify it with the task as created.
+    for (const event of events) outbox.add(configs, event, snapshot, newId)
+    await run(client, ctx.sql.openTask, {
+      task_id: task.id,
+      tenant: task.tenant,
+      owner: task.owner,
+      created_at: task.createdAt,
+      seqs: events.map((e) => e.seq),
+      bodies: events.map((e) => JSON.stringify(e)),
+      config_ids: configs.map((c) => c.id),
+      config_targets: configs.map((c) => JSON.stringify(c.target)),
+      ...outbox,
+      event_note: formatTaskNote(ctx.replicaTag, task.id, task.version),
+      runnable: lease === undefined,
+      work_note: ctx.replicaTag,
+    })
+    return { task, events, created: true, leased: lease !== undefined }
+  })
+
+/** append: lock the row, fold each event (applyEvent decides every race), write it all at once. */
+export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise<AppendResult> =>
+  transaction(ctx.pool, async (client): Promise<AppendResult> => {
+    const locked = await run<LockedTask>(client, ctx.sql.taskForUpdate, { task_id: request.taskId })
+    const row = locked.rows[0]
+    if (!row || !visible(row, request.scope)) {
+      throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
+    }
+    if (request.leaseOwner !== undefined && row.lease_owner !== request.leaseOwner) {
+      throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
+    }
+    const task = row.snapshot
+    const at = nowIso()
+    const events: TaskEvent[] = []
+    const artifacts = {
+      artifact_ids: [] as string[],
+      artifact_metas: [] as string[],
+      artifact_bytes: [] as (Uint8Array | null)[],
+    }
+    const outbox = new OutboxRows()
+    for (const body of request.events) {
+      const event = { ...body, seq: task.version + 1, at } as TaskEvent
+      applyEvent(task, event)
+      events.push(event)
+      if (event.kind === 'artifact') {
+        artifacts.artifact_ids.push(event.artifact.id)
+        artifacts.artifact_metas.push(JSON.stringify(event.artifact))
+        artifacts.artifact_bytes.push(request.blobs?.get(event.artifact.id) ?? null)
+      }
+      if (row.configs.length > 0) outbox.add(row.configs, event, JSON.stringify(task), newId)
+    }
+    const committed = await run(client, ctx.sql.commitAppend, {
+      task_id: task.id,
+      tenant: row.tenant,
+      owner: row.owner,
+      seqs: events.map((e) => e.seq),
+      bodies: events.map((e) => JSON.stringify(e)),
+      ...artifacts,
+      ...outbox,
+      state: task.state,
+      version: task.version,
+      status_at: task.statusAt,
+      snapshot: JSON.stringify(task),
+      terminal: isTerminal(task.state),
+      request_run: request.requestRun === true,
+      expected_version: row.version,
+      event_note: formatTaskNote(ctx.replicaTag, task.id, task.version),
+      work_note: ctx.replicaTag,
+    })
+    if (committed.rowCount !== 1) {
+      throw new SwitchboardError('INTERNAL', `concurrent modification of task ${task.id}`)
+    }
+    return { task, events }
+  })

@@ -1,0 +1,193 @@
+import { once } from 'node:events'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { newId } from '../../src/model/ids.ts'
+import type { Delivery, PushTarget } from '../../src/model/push.ts'
+import { nowIso } from '../../src/model/time.ts'
+import { createGuardedDispatcher } from '../../src/push/ssrf.ts'
+import { PushWorker, type PushWorkerOptions, type RenderedNotification } from '../../src/push/worker.ts'
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
+
+/** Everything a test opened; `afterEach(runCleanup)` closes it, last opened first. */
+const closers: Array<() => Promise<void>> = []
+export const onCleanup = (close: () => Promise<void>): void => {
+  closers.push(close)
+}
+export const runCleanup = async (): Promise<void> => {
+  for (const close of closers.splice(0).reverse()) await close()
+}
+
+export interface Received {
+  headers: IncomingHttpHeaders
+  body: string
+  at: number
+}
+
+/** How the receiver answers the n-th request (0-based): a status, or never (to force timeouts). */
+export type Reply = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang'
+
+export interface Receiver {
+  url: string
+  port: number
+  received: Received[]
+  /** TCP connections accepted, whether or not a request followed. */
+  connections: () => number
+  close: () => Promise<void>
+}
+
+/** A webhook receiver on 127.0.0.1 that records every request it gets, in arrival order. */
+export const startReceiver = async (
+  respond: (request: Received, n: number) => Reply = () => ({ status: 200 }),
+  port = 0,
+): Promise<Receiver> => {
+  const received: Received[] = []
+  let connections = 0
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const request: Received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      }
+      const reply = respond(request, received.length)
+      received.push(request)
+      if (reply === 'hang') return
+      const send = () => res.writeHead(reply.status, reply.headers).end()
+      if (reply.delayMs) setTimeout(send, reply.delayMs)
+      else send()
+    })
+  })
+  server.on('connection', () => {
+    connections += 1
+  })
+  server.listen(port, '127.0.0.1')
+  await once(server, 'listening')
+  const bound = (server.address() as AddressInfo).port
+  return {
+    url: `http://127.0.0.1:${bound}/hook`,
+    port: bound,
+    received,
+    connections: () => connections,
+    close: async () => {
+      server.closeAllConnections()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}
+
+/** A port that was just free: nothing listens there until a receiver is started on it. */
+export const closedPort = async (): Promise<number> => {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+export const memoryStore = (): SqliteStore => new SqliteStore({ filename: ':memory:' })
+
+export const AUTH = 'Authorization: Bearer push-secret-token-42'
+
+/** A task with one Clawpedia push target; its opening SUBMITTED status is delivery seq 2. */
+export const createPushedTask = async (store: SqliteStore, url: string): Promise<string> => {
+  const target: PushTarget = { kind: 'clawpedia', url, authHeader: AUTH }
+  const { task } = await store.createTask({
+    header: {
+      id: newId(),
+      tenant: 'default',
+      owner: 'default',
+      agent: 'echo',
+      contextId: newId(),
+      createdAt: nowIso(),
+    },
+    input: { word: 'hello' },
+    pushTargets: [target],
+  })
+  return task.id
+}
+
+/** WORKING then COMPLETED: with the opening SUBMITTED, three status deliveries (seq 2, 3, 4). */
+export const runToCompletion = async (store: SqliteStore, taskId: string): Promise<void> => {
+  await store.append({ taskId, events: [{ kind: 'status', state: 'WORKING' }] })
+  await store.append({ taskId, events: [{ kind: 'status', state: 'COMPLETED', output: { ok: true } }] })
+}
+
+/** The event as JSON, with the target's header line as a header (how Clawpedia targets authenticate). */
+export const render = (delivery: Delivery): RenderedNotification => {
+  const headers: Record<string, string> = {}
+  if (delivery.target.kind === 'clawpedia' && delivery.target.authHeader) {
+    const [name, ...value] = delivery.target.authHeader.split(':')
+    headers[name!.trim()] = value.join(':').trim()
+  }
+  const { event } = delivery
+  return {
+    body: JSON.stringify({
+      taskId: delivery.taskId,
+      seq: event.seq,
+      state: 'state' in event ? event.state : undefined,
+    }),
+    headers,
+  }
+}
+
+export const bodyOf = (request: Received): { taskId: string; seq: number; state?: string } =>
+  JSON.parse(request.body) as { taskId: string; seq: number; state?: string }
+
+export const waitFor = async (
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 4_000,
+) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A receiver closed after the test. */
+export const receiver = async (...args: Parameters<typeof startReceiver>): Promise<Receiver> => {
+  const started = await startReceiver(...args)
+  onCleanup(() => started.close())
+  return started
+}
+
+/** A store and a fast worker allowed to reach loopback only; `extra` makes more workers on that store. */
+export const setupWorker = async (options: Partial<PushWorkerOptions> = {}) => {
+  const store = memoryStore()
+  const dispatcher = createGuardedDispatcher({ allow: ['127.0.0.0/8'] })
+  onCleanup(() => store.close())
+  onCleanup(() => dispatcher.close())
+  const extra = (more: Partial<PushWorkerOptions> = {}): PushWorker => {
+    const worker = new PushWorker({
+      store,
+      dispatcher,
+      render,
+      owner: 'replica-1',
+      baseMs: 5,
+      capMs: 20,
+      pollMs: 5,
+      timeoutMs: 1_000,
+      ...options,
+      ...more,
+    })
+    onCleanup(() => worker.stop({ drainMs: 1_000 }))
+    return worker
+  }
+  return { store, dispatcher, worker: extra(), extra }
+}
+
+/** The outbox settled: this many delivered, this many dead, nothing pending. */
+export const settled =
+  (store: SqliteStore, delivered: number, dead = 0) =>
+  async (): Promise<boolean> => {
+    const counts = await store.countDeliveries()
+    return counts.delivered === delivered && counts.dead === dead && counts.pending === 0
+  }
