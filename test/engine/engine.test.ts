@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { defineAgent } from '../../src/agent/define.ts'
+import { Engine } from '../../src/engine/engine.ts'
+import { AgentRegistry } from '../../src/engine/registry.ts'
+import { LocalBus } from '../../src/events/local-bus.ts'
+import type { TaskEvent } from '../../src/model/events.ts'
+import { isTerminal, type TaskState } from '../../src/model/states.ts'
+import { DEFAULT_SCOPE as scope } from '../../src/model/task.ts'
+import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
+import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
+import { instantAgent } from '../helpers/agents.ts'
+
+const settled = (state: TaskState) => isTerminal(state) || state === 'INPUT_REQUIRED'
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Runs of each handler, to prove replay re-runs and cancellation stops them. */
+const calls = { replay: 0, stubborn: 0, stubbornLogsAfterCancel: 0 }
+let release: (() => void) | undefined
+
+const replayAgent = defineAgent({
+  id: '11111111-2222-4333-8444-555555555501',
+  slug: 'replay',
+  name: 'Replay',
+  description: 'Logs, publishes, asks twice, for replay tests.',
+  inputSchema: { type: 'object' },
+  async handler(_input, ctx) {
+    calls.replay += 1
+    await ctx.log('info', 'before the first question')
+    await ctx.artifact({ type: 'text', text: 'draft' })
+    const first = await ctx.ask('first?')
+    await ctx.log('info', `got ${JSON.stringify(first.input)}`)
+    const second = await ctx.ask('second?', { schema: { type: 'object', required: ['n'] } })
+    await ctx.artifact({ type: 'json', value: second.input })
+    return { first: first.input, second: second.input }
+  },
+})
+
+const stubbornAgent = defineAgent({
+  id: '11111111-2222-4333-8444-555555555502',
+  slug: 'stubborn',
+  name: 'Stubborn',
+  description: 'Ignores its abort signal and keeps logging, for cancellation tests.',
+  inputSchema: { type: 'object' },
+  async handler(_input, ctx) {
+    calls.stubborn += 1
+    await ctx.log('info', 'working')
+    await new Promise<void>((resolve) => {
+      release = resolve
+    })
+    for (let i = 0; i < 3; i++) {
+      try {
+        await ctx.log('info', `still going ${i}`)
+        calls.stubbornLogsAfterCancel += 1
+      } catch {
+        // refused: the task is terminal
+      }
+    }
+    return { done: true }
+  },
+})
+
+const serialAgent = defineAgent({
+  id: '11111111-2222-4333-8444-555555555503',
+  slug: 'serial',
+  name: 'Serial',
+  description: 'One at a time (concurrency 1), for admission tests.',
+  concurrency: 1,
+  inputSchema: { type: 'object' },
+  async handler(_input, ctx) {
+    await sleep(80)
+    ctx.signal.throwIfAborted()
+    return {}
+  },
+})
+
+let store: SqliteStore
+let engine: Engine
+
+before(async () => {
+  store = createMemoryStore()
+  engine = new Engine({
+    store,
+    bus: new LocalBus(),
+    agents: new AgentRegistry([instantAgent, replayAgent, stubbornAgent, serialAgent]),
+    singleProcess: true,
+    pollMs: 50,
+  })
+  await engine.start()
+})
+after(async () => {
+  await engine.stop()
+  await store.close()
+})
+
+const eventsOf = (taskId: string): Promise<TaskEvent[]> => store.readEvents(taskId, 0)
+const terminalStatuses = (events: TaskEvent[]) =>
+  events.filter((e) => e.kind === 'status' && isTerminal(e.state))
+
+describe('terminal finality under a cancel/complete race', () => {
+  it('exactly one terminal state per task, 300 times over', async () => {
+    const outcomes = { COMPLETED: 0, CANCELLED: 0 }
+    for (let round = 0; round < 300; round++) {
+      const { task } = await engine.submit({ scope, agent: 'instant', input: { round } })
+      // Vary the delay so the cancel lands before, during and after the run.
+      const pause = round % 4
+      if (pause === 1) for (let i = 0; i < round % 13; i++) await null
+      if (pause === 2) await new Promise((resolve) => setImmediate(resolve))
+      if (pause === 3) await sleep(round % 3)
+      const cancel = engine.cancel(scope, task.id).then(
+        (t) => ({ ok: true as const, state: t.state }),
+        (e: { code: string }) => ({ ok: false as const, code: e.code }),
+      )
+      const result = await cancel
+      const done = await engine.waitFor(scope, task.id, isTerminal)
+      const terminal = terminalStatuses(await eventsOf(task.id))
+      assert.equal(terminal.length, 1, `task ${round} has ${terminal.length} terminal statuses`)
+      if (result.ok) {
+        assert.equal(done.state, 'CANCELLED')
+      } else {
+        assert.equal(result.code, 'TASK_NOT_CANCELABLE')
+        assert.equal(done.state, 'COMPLETED')
+      }
+      outcomes[done.state as 'COMPLETED' | 'CANCELLED'] += 1
+    }
+    assert.ok(
+      outcomes.CANCELLED > 0 && outcomes.COMPLETED > 0,
+      `both sides must win sometimes: ${JSON.stringify(outcomes)}`,
+    )
+  })
+})
+
+describe('cancellation is real', () => {
+  it('aborts the signal, and a handler that ignores it can write nothing after CANCELLED', async () => {
+    const { task } = await engine.submit({ scope, agent: 'stubborn', input: {} })
+    await engine.waitFor(scope, task.id, (s) => s === 'WORKING')
+    while (!release) await sleep(5)
+    const cancelled = await engine.cancel(scope, task.id)
+    assert.equal(cancelled.state, 'CANCELLED')
+    release()
+    await sleep(50)
+    assert.equal(calls.stubbornLogsAfterCancel, 0)
+    const events = await eventsOf(task.id)
+    assert.equal(events.at(-1)?.kind, 'status')
+    assert.equal((events.at(-1) as { state: string }).state, 'CANCELLED')
+    assert.equal(engine.runningCount, 0, 'the run is over even though the handler ignored its signal')
+  })
+})
+
+describe('multi-turn replay', () => {
+  it('re-runs the handler per answer, replays recorded calls, and emits nothing twice', async () => {
+    calls.replay = 0
+    const { task } = await engine.submit({ scope, agent: 'replay', input: {} })
+    let current = await engine.waitFor(scope, task.id, settled)
+    assert.equal(current.state, 'INPUT_REQUIRED')
+    assert.equal(current.prompt, 'first?')
+    await engine.provideInput({ scope, taskId: task.id, input: { colour: 'blue' } })
+    current = await engine.waitFor(scope, task.id, (s) => settled(s) && s !== 'WORKING')
+    assert.equal(current.prompt, 'second?')
+    await assert.rejects(
+      engine.provideInput({ scope, taskId: task.id, input: { m: 1 } }),
+      (e: { code: string }) => e.code === 'INPUT_SCHEMA_VIOLATION',
+    )
+    await engine.provideInput({ scope, taskId: task.id, input: { n: 2 } })
+    current = await engine.waitFor(scope, task.id, isTerminal)
+    assert.equal(current.state, 'COMPLETED')
+    assert.deepEqual(current.output, { first: { colour: 'blue' }, second: { n: 2 } })
+    assert.equal(calls.replay, 3)
+    const events = await eventsOf(task.id)
+    const kinds = events.map((e) => (e.kind === 'status' ? e.state : e.kind))
+    assert.deepEqual(kinds, [
+      'input',
+      'SUBMITTED',
+      'WORKING',
+      'log',
+      'artifact',
+      'INPUT_REQUIRED',
+      'input',
+      'WORKING',
+      'log',
+      'INPUT_REQUIRED',
+      'input',
+      'WORKING',
+      'artifact',
+      'COMPLETED',
+    ])
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      events.map((_, i) => i + 1),
+    )
+  })
+
+  it('refuses input unless the task waits for it', async () => {
+    const { task } = await engine.submit({ scope, agent: 'instant', input: {} })
+    await engine.waitFor(scope, task.id, isTerminal)
+    await assert.rejects(
+      engine.provideInput({ scope, taskId: task.id, input: {} }),
+      (e: { code: string }) => e.code === 'TASK_TERMINAL',
+    )
+  })
+})
+
+describe('admission', () => {
+  it('honours per-agent concurrency: excess tasks wait in SUBMITTED, then run', async () => {
+    const tasks = await Promise.all([1, 2, 3].map(() => engine.submit({ scope, agent: 'serial', input: {} })))
+    await sleep(30)
+    const states = await Promise.all(
+      tasks.map(({ task }) => engine.getTask(scope, task.id).then((t) => t.state)),
+    )
+    assert.deepEqual(states.sort(), ['SUBMITTED', 'SUBMITTED', 'WORKING'])
+    for (const { task } of tasks)
+      assert.equal((await engine.waitFor(scope, task.id, isTerminal)).state, 'COMPLETED')
+  })
+
+  it('idempotency: the same key twice is one task', async () => {
+    const first = await engine.submit({ scope, agent: 'instant', input: { a: 1 }, idempotencyKey: 'k-1' })
+    const second = await engine.submit({ scope, agent: 'instant', input: { a: 1 }, idempotencyKey: 'k-1' })
+    assert.equal(first.created, true)
+    assert.equal(second.created, false)
+    assert.equal(second.task.id, first.task.id)
+  })
+})
