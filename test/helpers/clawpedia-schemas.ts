@@ -22,11 +22,14 @@ export const TASK_SCHEMA = {
     updated_at: { type: 'string', pattern: TIMESTAMP },
   },
   required: ['task_id', 'agent_id', 'status', 'input', 'created_at', 'updated_at'],
+  // "status X implies field F", written as (not X) or F.
   allOf: [
-    { if: { properties: { status: { const: 'COMPLETED' } } }, then: { required: ['output'] } },
-    { if: { properties: { status: { const: 'FAILED' } } }, then: { required: ['error'] } },
-    { if: { properties: { status: { const: 'INPUT_REQUIRED' } } }, then: { required: ['prompt'] } },
-  ],
+    ['COMPLETED', 'output'],
+    ['FAILED', 'error'],
+    ['INPUT_REQUIRED', 'prompt'],
+  ].map(([status, field]) => ({
+    anyOf: [{ properties: { status: { not: { const: status } } } }, { required: [field] }],
+  })),
 }
 
 export const ARTIFACT_SCHEMA = {
