@@ -13,6 +13,7 @@ import { SwitchboardError } from '../model/errors.ts'
 import { DEFAULT_SCOPE } from '../model/task.ts'
 import type { Store } from '../store/contract.ts'
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
+import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import type { AgentMount, ServerContext } from './context.ts'
 import { rootRoutes } from './root-routes.ts'
 import { Heartbeats } from './sse.ts'
@@ -39,6 +40,8 @@ export interface SwitchboardOptions {
   bodyLimit?: number
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
   a2a?: { assumeVersionWhenMissing?: boolean }
+  /** The operator API under /admin (push deliveries). */
+  admin?: AdminOptions
   /** A pino logger, or false for silence. Default: info to stdout. */
   logger?: Logger | false
 }
@@ -124,6 +127,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
   const defaultMount: AgentMount = { agent: agents.get(defaultSlug), prefix: '', baseUrl: publicUrl }
   await app.register(rootRoutes, { mounts, server })
+  await app.register(adminRoutes, { server, admin: options.admin ?? {}, prefix: '/admin' })
   for (const mount of [...mounts, defaultMount]) {
     await app.register(
       async (scoped) => {

@@ -1,0 +1,97 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { SwitchboardError } from '../model/errors.ts'
+import type { Delivery, DeliveryState } from '../model/push.ts'
+import { uuidParam } from './body.ts'
+import type { ServerContext } from './context.ts'
+import { asSwitchboardError, HTTP_STATUS } from './errors.ts'
+
+export interface AdminOptions {
+  /** When set, every admin call needs `Authorization: Bearer <token>`; when not, only loopback clients are served. */
+  token?: string
+}
+
+const STATES: readonly DeliveryState[] = ['pending', 'delivered', 'dead']
+
+/** What an operator sees of a delivery: never the endpoint's credentials. */
+const view = (delivery: Delivery) => ({
+  id: delivery.id,
+  task_id: delivery.taskId,
+  seq: delivery.seq,
+  config_id: delivery.configId,
+  kind: delivery.target.kind,
+  url: delivery.target.url,
+  event: delivery.event.kind === 'status' ? `status:${delivery.event.state}` : delivery.event.kind,
+  state: delivery.state,
+  attempts: delivery.attempts,
+  created_at: delivery.createdAt,
+  next_attempt_at: delivery.nextAttemptAt,
+  ...(delivery.lastError !== undefined && { last_error: delivery.lastError }),
+  ...(delivery.deliveredAt !== undefined && { delivered_at: delivery.deliveredAt }),
+})
+
+const isLoopback = (ip: string): boolean =>
+  ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.')
+
+const tokenMatches = (header: string | undefined, token: string): boolean => {
+  const expected = Buffer.from(`Bearer ${token}`)
+  const given = Buffer.from(header ?? '')
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** The push outbox, for operators: list, inspect and retry deliveries; counts per state. */
+export const adminRoutes = async (
+  app: FastifyInstance,
+  options: { server: ServerContext; admin: AdminOptions },
+) => {
+  const { engine } = options.server
+  const { token } = options.admin
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (token !== undefined ? !tokenMatches(request.headers.authorization, token) : !isLoopback(request.ip)) {
+      throw new SwitchboardError(
+        'UNAUTHENTICATED',
+        'the admin API needs the admin token (or a loopback client when none is set)',
+      )
+    }
+  })
+
+  app.setErrorHandler((error, _request, reply) => {
+    const failure = asSwitchboardError(error)
+    const body = {
+      code: failure.code,
+      message: failure.message,
+      ...(failure.details && { details: failure.details }),
+    }
+    return reply.code(HTTP_STATUS[failure.code]).send({ error: body })
+  })
+
+  app.get<{ Querystring: { state?: string; task_id?: string; limit?: string } }>(
+    '/deliveries',
+    async (request) => {
+      const { state, task_id: taskId, limit } = request.query
+      if (state !== undefined && !STATES.includes(state as DeliveryState)) {
+        throw new SwitchboardError('INVALID_REQUEST', `state must be one of ${STATES.join(', ')}`)
+      }
+      const size = limit === undefined ? 50 : Number(limit)
+      if (!Number.isInteger(size) || size < 1 || size > 500)
+        throw new SwitchboardError('INVALID_REQUEST', 'limit must be 1–500')
+      const deliveries = await engine.listDeliveries({
+        limit: size,
+        ...(state !== undefined && { state: state as DeliveryState }),
+        ...(taskId !== undefined && { taskId: uuidParam(taskId, 'task_id') }),
+      })
+      return { deliveries: deliveries.map(view) }
+    },
+  )
+
+  app.get('/deliveries/stats', async () => ({ counts: await engine.countDeliveries() }))
+
+  app.get<{ Params: { id: string } }>('/deliveries/:id', async (request) =>
+    view(await engine.getDelivery(uuidParam(request.params.id, 'delivery id'))),
+  )
+
+  app.post<{ Params: { id: string } }>('/deliveries/:id/retry', async (request) =>
+    view(await engine.retryDelivery(uuidParam(request.params.id, 'delivery id'))),
+  )
+}
