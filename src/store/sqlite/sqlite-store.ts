@@ -370,11 +370,12 @@ export class SqliteStore implements Store {
   }
 
   async listDeliveries(query: ListDeliveriesQuery): Promise<Delivery[]> {
-    const rows = this.#sql.listDeliveries.all(
-      query.state ?? null,
-      query.taskId ?? null,
-      query.limit,
-    ) as DeliveryRow[]
+    // better-sqlite3 binds numbered parameters (?1, ?2, ?3) by key, not by position.
+    const rows = this.#sql.listDeliveries.all({
+      1: query.state ?? null,
+      2: query.taskId ?? null,
+      3: query.limit,
+    }) as DeliveryRow[]
     return rows.map(toDelivery)
   }
 

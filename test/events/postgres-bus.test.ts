@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict'
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
+import pg from 'pg'
+import { followEvents } from '../../src/engine/follow.ts'
+import type { TaskNote } from '../../src/events/contract.ts'
+import { PostgresBus } from '../../src/events/postgres-bus.ts'
+import type { TaskEvent } from '../../src/model/events.ts'
+import { newId } from '../../src/model/ids.ts'
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
+import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
+import { completed, create, status } from '../store/contract/fixtures.ts'
+import { busContract } from './bus-contract.ts'
+
+/** Resolves when `check` holds, polling; fails after `ms`. */
+const until = async (check: () => boolean, what: string, ms = 5_000): Promise<void> => {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describe('PostgreSQL bus', { skip: pgSkip }, () => {
+  let db: TestDatabase
+  before(async () => {
+    db = await createTestDatabase('bus')
+  })
+  after(async () => {
+    await db?.drop()
+  })
+
+  busContract('postgres', () =>
+    PostgresBus.connect({ connectionString: db.url, replicaTag: 'solo', schema: 'solo' }),
+  )
+
+  /** Two replicas on one database: each a store and a bus sharing its tag. */
+  describe('across replicas', () => {
+    let schema: string
+    let stores: { a: PostgresStore; b: PostgresStore }
+    let buses: { a: PostgresBus; b: PostgresBus }
+    const errors: Error[] = []
+    beforeEach(async () => {
+      schema = db.schema()
+      stores = {
+        a: new PostgresStore({ connectionString: db.url, schema, replicaTag: 'replica-a' }),
+        b: new PostgresStore({ connectionString: db.url, schema, replicaTag: 'replica-b' }),
+      }
+      await stores.a.init()
+      await stores.b.init()
+      const bus = (tag: string, app: string) =>
+        PostgresBus.connect({
+          connectionString: `${db.url}?application_name=${app}`,
+          replicaTag: tag,
+          schema,
+          reconnect: { initialMs: 20, maxMs: 200 },
+          onError: (error) => errors.push(error),
+        })
+      buses = { a: await bus('replica-a', 'bus-a'), b: await bus('replica-b', 'bus-b') }
+    })
+    afterEach(async () => {
+      await Promise.all([buses.a.close(), buses.b.close(), stores.a.close(), stores.b.close()])
+      errors.length = 0
+    })
+
+    it('a store append on one replica reaches a subscriber on the other as a note without events', async () => {
+      const taskId = newId()
+      const onA: TaskNote[] = []
+      const onB: TaskNote[] = []
+      buses.a.subscribe(taskId, (note) => onA.push(note))
+      buses.b.subscribe(taskId, (note) => onB.push(note))
+      await create(stores.a, { header: { id: taskId } })
+      const { events } = await stores.a.append({ taskId, events: [status('WORKING')] })
+      buses.a.publish(taskId, events)
+      await until(() => onB.length === 2, 'the notes on replica b')
+      assert.deepEqual(onB, [
+        { taskId, seq: 2 },
+        { taskId, seq: 3 },
+      ])
+      // Replica a's own NOTIFYs come back to it too, and are skipped: publish delivers in-process.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.deepEqual(onA, [{ taskId, seq: 3, events }])
+    })
+
+    it('announces runnable work to the other replicas, not back to the one that made it', async () => {
+      let wokenA = 0
+      let wokenB = 0
+      buses.a.onWork(() => {
+        wokenA += 1
+      })
+      buses.b.onWork(() => {
+        wokenB += 1
+      })
+      await create(stores.a)
+      await until(() => wokenB === 1, 'the work note on replica b')
+      await create(stores.a, { lease: { owner: 'replica-a', ttlMs: 60_000 } })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(wokenB, 1, 'a task created leased is no work for others')
+      assert.equal(wokenA, 0)
+    })
+
+    it('lets a follower on one replica stream every event written on the other, in order', async () => {
+      const { task } = await create(stores.a)
+      const followed: TaskEvent[] = []
+      const following = (async () => {
+        for await (const event of followEvents({
+          store: stores.b,
+          bus: buses.b,
+          taskId: task.id,
+          afterSeq: 0,
+        })) {
+          followed.push(event)
+        }
+      })()
+      for (let i = 0; i < 5; i += 1) {
+        await stores.a.append({
+          taskId: task.id,
+          events: [i === 0 ? status('WORKING') : { kind: 'log', level: 'INFO', message: `${i}` }],
+        })
+      }
+      await stores.a.append({ taskId: task.id, events: [completed] })
+      await following
+      assert.deepEqual(
+        followed.map((e) => e.seq),
+        [1, 2, 3, 4, 5, 6, 7, 8],
+      )
+    })
+
+    it('reconnects after losing its connection and re-announces every followed task and work', async () => {
+      const { task } = await create(stores.a)
+      const notes: TaskNote[] = []
+      let woken = 0
+      // Let the creation's own notes pass before following.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      buses.b.subscribe(task.id, (note) => notes.push(note))
+      buses.b.onWork(() => {
+        woken += 1
+      })
+      const admin = new pg.Client({ connectionString: db.url })
+      await admin.connect()
+      try {
+        const { rows } = await admin.query(
+          `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = 'bus-b'`,
+        )
+        assert.equal(rows.length, 1)
+      } finally {
+        await admin.end()
+      }
+      await until(() => !buses.b.listening, 'replica b to notice the lost connection')
+      // Committed while replica b cannot hear: its NOTIFY is lost for b.
+      await stores.a.append({ taskId: task.id, events: [status('WORKING')] })
+      await until(() => buses.b.listening && notes.length > 0, 'the catch-up note after reconnecting')
+      assert.deepEqual(notes, [{ taskId: task.id, seq: 3 }])
+      assert.ok(woken >= 1, 'admission is woken after a reconnect')
+      assert.ok(errors.length >= 1, 'the lost connection was reported')
+      // And live notes flow again.
+      await stores.a.append({ taskId: task.id, events: [completed] })
+      await until(() => notes.length === 2, 'a live note after reconnecting')
+      assert.deepEqual(notes[1], { taskId: task.id, seq: 4 })
+    })
+  })
+})

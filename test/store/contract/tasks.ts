@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { newId } from '../../../src/model/ids.ts'
+import type { Message } from '../../../src/model/parts.ts'
+import {
+  A2A,
+  assertSameTask,
+  CLAWPEDIA,
+  type CurrentStore,
+  create,
+  FOREIGN_SCOPES,
+  header,
+  range,
+  SCOPE,
+  status,
+} from './fixtures.ts'
+
+/** createTask, getTask, readEvents. */
+export const taskCases = (store: CurrentStore): void => {
+  describe('createTask', () => {
+    it('writes the opening events [input seq 1, SUBMITTED seq 2] and the task as their fold', async () => {
+      const message: Message = { messageId: newId(), role: 'user', parts: [{ kind: 'text', text: 'hi' }] }
+      const result = await create(store(), { input: { q: 'x' }, text: 'hi', message })
+      assert.equal(result.created, true)
+      assert.equal(result.leased, false)
+      assert.deepEqual(
+        result.events.map((e) => [e.seq, e.kind]),
+        [
+          [1, 'input'],
+          [2, 'status'],
+        ],
+      )
+      const [input, submitted] = result.events
+      assert.ok(input?.kind === 'input' && submitted?.kind === 'status')
+      assert.deepEqual(input.input, { q: 'x' })
+      assert.equal(input.text, 'hi')
+      assert.deepEqual(input.message, message)
+      assert.equal(submitted.state, 'SUBMITTED')
+      const { task } = result
+      assert.equal(task.state, 'SUBMITTED')
+      assert.equal(task.version, 2)
+      assert.deepEqual(task.input, { q: 'x' })
+      assert.equal(task.text, 'hi')
+      assert.deepEqual(task.history, [message])
+      assertSameTask(await store().getTask(SCOPE, task.id), task)
+      assert.deepEqual(await store().readEvents(task.id, 0), result.events)
+    })
+
+    it('returns the existing task with created: false for an idempotency key already used in the scope', async () => {
+      const first = await create(store(), { idempotencyKey: 'key-1', input: { n: 1 } })
+      const again = await create(store(), { idempotencyKey: 'key-1', input: { n: 2 } })
+      assert.equal(again.created, false)
+      assert.equal(again.leased, false)
+      assert.deepEqual(again.events, [])
+      assertSameTask(again.task, first.task)
+      const page = await store().listTasks(SCOPE, { pageSize: 10 })
+      assert.equal(page.totalSize, 1)
+      // The key is per scope: another owner using it gets a task of its own.
+      for (const scope of FOREIGN_SCOPES) {
+        const other = await create(store(), { idempotencyKey: 'key-1', header: scope })
+        assert.equal(other.created, true)
+        assert.notEqual(other.task.id, first.task.id)
+      }
+    })
+
+    it('creates one task when many requests race with the same idempotency key', async () => {
+      const results = await Promise.all(range(12).map(() => create(store(), { idempotencyKey: 'race-key' })))
+      assert.equal(results.filter((r) => r.created).length, 1)
+      assert.equal(new Set(results.map((r) => r.task.id)).size, 1)
+      assert.equal((await store().listTasks(SCOPE, { pageSize: 50 })).totalSize, 1)
+    })
+
+    it('grants the lease in the same transaction when asked', async () => {
+      const leased = await create(store(), { lease: { owner: 'runner-1', ttlMs: 60_000 } })
+      assert.equal(leased.leased, true)
+      assert.deepEqual(await store().claimTasks({ owner: 'runner-2', limit: 10, ttlMs: 60_000 }), [])
+      assert.deepEqual(await store().renewLeases('runner-1', [leased.task.id], 60_000), [leased.task.id])
+      const free = await create(store())
+      const claimed = await store().claimTasks({ owner: 'runner-2', limit: 10, ttlMs: 60_000 })
+      assert.deepEqual(
+        claimed.map((c) => c.task.id),
+        [free.task.id],
+      )
+    })
+
+    it('creates push configs for its targets and a delivery of the opening status to each', async () => {
+      const { task } = await create(store(), { pushTargets: [CLAWPEDIA, A2A] })
+      const configs = await store().listPushConfigs(SCOPE, task.id)
+      assert.deepEqual(
+        configs.map((c) => c.target).sort((a, b) => a.kind.localeCompare(b.kind)),
+        [A2A, CLAWPEDIA],
+      )
+      for (const config of configs) assert.equal(config.taskId, task.id)
+      const deliveries = await store().listDeliveries({ taskId: task.id, limit: 10 })
+      const [submitted] = await store().readEvents(task.id, 1, 1)
+      assert.ok(submitted?.kind === 'status' && submitted.state === 'SUBMITTED')
+      assert.equal(deliveries.length, 2)
+      assert.deepEqual(new Set(deliveries.map((d) => d.configId)), new Set(configs.map((c) => c.id)))
+      for (const delivery of deliveries) {
+        assert.equal(delivery.seq, 2)
+        assert.equal(delivery.state, 'pending')
+        assert.equal(delivery.attempts, 0)
+        assert.deepEqual(delivery.event, submitted)
+        assertSameTask(delivery.task, task)
+        assert.deepEqual(delivery.target, configs.find((c) => c.id === delivery.configId)?.target)
+      }
+      assert.deepEqual(await store().countDeliveries(), { pending: 2, delivered: 0, dead: 0 })
+    })
+  })
+
+  describe('getTask', () => {
+    it('sees a task only in its own scope', async () => {
+      const { task } = await create(store())
+      assertSameTask(await store().getTask(SCOPE, task.id), task)
+      for (const scope of FOREIGN_SCOPES) assert.equal(await store().getTask(scope, task.id), undefined)
+      assert.equal(await store().getTask(SCOPE, newId()), undefined)
+    })
+  })
+
+  describe('readEvents', () => {
+    it('returns events after a cursor, ascending, at most limit', async () => {
+      const { task } = await create(store(), { header: header() })
+      await store().append({
+        taskId: task.id,
+        events: [
+          status('WORKING'),
+          { kind: 'log', level: 'INFO', message: 'a' },
+          { kind: 'log', level: 'INFO', message: 'b' },
+        ],
+      })
+      const seqs = async (after: number, limit?: number) =>
+        (await store().readEvents(task.id, after, limit)).map((e) => e.seq)
+      assert.deepEqual(await seqs(0), [1, 2, 3, 4, 5])
+      assert.deepEqual(await seqs(2), [3, 4, 5])
+      assert.deepEqual(await seqs(2, 2), [3, 4])
+      assert.deepEqual(await seqs(5), [])
+      assert.deepEqual(await store().readEvents(newId(), 0), [])
+    })
+  })
+}

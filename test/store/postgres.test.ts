@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
+import { isSwitchboardError } from '../../src/model/errors.ts'
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts'
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
+import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
+import { cancelled, create, SCOPE, status } from './contract/fixtures.ts'
+import { storeContract } from './contract.ts'
+
+const SCHEMA_SQL = new URL('../../src/store/postgres/schema.sql', import.meta.url)
+
+describe('PostgreSQL store', { skip: pgSkip }, () => {
+  let db: TestDatabase
+  let admin: pg.Client
+  before(async () => {
+    db = await createTestDatabase('store')
+    admin = new pg.Client({ connectionString: db.url })
+    await admin.connect()
+  })
+  after(async () => {
+    await admin?.end()
+    await db?.drop()
+  })
+
+  // Every case on a schema of its own, never the default name: nothing may hard-code it.
+  storeContract('postgres', async () => new PostgresStore({ connectionString: db.url, schema: db.schema() }))
+
+  /** The shape of a schema: its columns and indexes, to compare before and after a migration. */
+  const shapeOf = async (schema: string) => {
+    const columns = await admin.query(
+      `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
+       WHERE table_schema = $1 ORDER BY table_name, column_name`,
+      [schema],
+    )
+    const indexes = await admin.query(
+      'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY 1',
+      [schema],
+    )
+    return { columns: columns.rows, indexes: indexes.rows }
+  }
+  const migrations = async (schema: string) =>
+    (await admin.query(`SELECT version, applied_at FROM "${schema}".migrations ORDER BY version`)).rows
+
+  describe('migrations', () => {
+    it('migrating twice is a no-op', async () => {
+      const schema = db.schema()
+      const store = new PostgresStore({ connectionString: db.url, schema })
+      try {
+        await store.init()
+        const shape = await shapeOf(schema)
+        const applied = await migrations(schema)
+        assert.deepEqual(
+          applied.map((m) => m.version),
+          POSTGRES_MIGRATIONS.map((_, i) => i + 1),
+        )
+        await store.init()
+        assert.deepEqual(await shapeOf(schema), shape)
+        assert.deepEqual(await migrations(schema), applied)
+      } finally {
+        await store.close()
+      }
+    })
+
+    it('replicas starting together migrate once', async () => {
+      const schema = db.schema()
+      const stores = Array.from({ length: 6 }, () => new PostgresStore({ connectionString: db.url, schema }))
+      try {
+        await Promise.all(stores.map((s) => s.init()))
+        assert.equal((await migrations(schema)).length, POSTGRES_MIGRATIONS.length)
+      } finally {
+        await Promise.all(stores.map((s) => s.close()))
+      }
+    })
+
+    it('refuses a schema newer than it knows', async () => {
+      const schema = db.schema()
+      const first = new PostgresStore({ connectionString: db.url, schema })
+      await first.init()
+      await first.close()
+      await admin.query(`INSERT INTO "${schema}".migrations (version) VALUES ($1)`, [
+        POSTGRES_MIGRATIONS.length + 1,
+      ])
+      const store = new PostgresStore({ connectionString: db.url, schema })
+      try {
+        await assert.rejects(
+          store.init(),
+          (error: unknown) => isSwitchboardError(error) && /newer/.test(error.message),
+        )
+      } finally {
+        await store.close()
+      }
+    })
+
+    it('schema.sql names every table and index the migrations create', async () => {
+      const schema = db.schema()
+      const store = new PostgresStore({ connectionString: db.url, schema })
+      try {
+        await store.init()
+        const dump = readFileSync(SCHEMA_SQL, 'utf8')
+        const shape = await shapeOf(schema)
+        for (const name of new Set([
+          ...shape.columns.map((c) => `${c.table_name}`),
+          ...shape.indexes.map((i) => `${i.indexname}`),
+        ])) {
+          assert.match(dump, new RegExp(`\\b${name}\\b`), `schema.sql is stale: ${name} is missing`)
+        }
+      } finally {
+        await store.close()
+      }
+    })
+  })
+
+  describe('notifications', () => {
+    /** Collects NOTIFY payloads on both channels while `work` runs, until they settle. */
+    const notesDuring = async (work: () => Promise<unknown>) => {
+      const listener = new pg.Client({ connectionString: db.url })
+      await listener.connect()
+      const notes: string[] = []
+      listener.on('notification', (n) => notes.push(`${n.channel}:${n.payload}`))
+      try {
+        await listener.query('LISTEN switchboard_events')
+        await listener.query('LISTEN switchboard_work')
+        await work().catch(() => {})
+        await listener.query('SELECT 1') // notifications sent before this round trip have arrived
+        return notes
+      } finally {
+        await listener.end()
+      }
+    }
+
+    it('sends a task note at commit, a work note when the work is claimable, nothing on failure', async () => {
+      const store = new PostgresStore({ connectionString: db.url, schema: db.schema(), replicaTag: 'r1' })
+      try {
+        await store.init()
+        let taskId = ''
+        assert.deepEqual(
+          await notesDuring(async () => {
+            taskId = (await create(store)).task.id
+          }),
+          [`switchboard_events:r1|${taskId}|2`, 'switchboard_work:r1'],
+        )
+        const leased = await notesDuring(() => create(store, { lease: { owner: 'r1', ttlMs: 60_000 } }))
+        assert.equal(leased.length, 1, 'a task created leased is no work for others')
+        assert.deepEqual(
+          await notesDuring(() =>
+            store.append({ taskId, events: [status('WORKING'), status('INPUT_REQUIRED', { prompt: '?' })] }),
+          ),
+          [`switchboard_events:r1|${taskId}|4`],
+        )
+        assert.deepEqual(
+          await notesDuring(() =>
+            store.append({
+              taskId,
+              scope: SCOPE,
+              events: [{ kind: 'input', input: {} }, status('WORKING')],
+              requestRun: true,
+            }),
+          ),
+          [`switchboard_events:r1|${taskId}|6`, 'switchboard_work:r1'],
+        )
+        await store.append({ taskId, events: [cancelled] })
+        assert.deepEqual(await notesDuring(() => store.append({ taskId, events: [cancelled] })), [])
+      } finally {
+        await store.close()
+      }
+    })
+  })
+})
