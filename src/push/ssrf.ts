@@ -82,13 +82,18 @@ const connectInOrder = (
   // SNI and certificate checks stay on the name the caller asked for, not the IP we dial.
   const servername = options.servername || (isIP(options.hostname) === 0 ? options.hostname : undefined)
   const hostname = addresses[index]!
-  base({ ...options, hostname, servername }, (...result) => {
-    if (result[0] !== null && index + 1 < addresses.length) {
-      connectInOrder(base, options, addresses, callback, index + 1)
-      return
-    }
-    callback(...result)
-  })
+  try {
+    base({ ...options, hostname, servername }, (...result) => {
+      if (result[0] !== null && index + 1 < addresses.length) {
+        connectInOrder(base, options, addresses, callback, index + 1)
+        return
+      }
+      callback(...result)
+    })
+  } catch (error) {
+    // A synchronous throw (bad socket options) would otherwise leave the request waiting forever.
+    callback(toError(error), null)
+  }
 }
 
 const toError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))

@@ -133,7 +133,10 @@ export class PushWorker {
     clearTimeout(this.#timer)
     this.#pumpDone = this.#pump().finally(() => {
       this.#pumping = false
-      if (this.#running) this.#timer = setTimeout(() => this.wake(), this.#pollMs).unref()
+      if (!this.#running) return
+      // A wake() that came after the pass's last claim must not wait for the next poll.
+      if (this.#again) this.wake()
+      else this.#timer = setTimeout(() => this.wake(), this.#pollMs).unref()
     })
   }
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, isIP, Socket } from 'node:net'
+import ipaddr from 'ipaddr.js'
 import { newId } from '../../src/model/ids.ts'
 import type { Delivery, PushTarget } from '../../src/model/push.ts'
 import { nowIso } from '../../src/model/time.ts'
@@ -191,3 +192,50 @@ export const settled =
     const counts = await store.countDeliveries()
     return counts.delivered === delivered && counts.dead === dead && counts.pending === 0
   }
+
+const staysOnThisHost = (host: string): boolean => {
+  if (host === 'localhost') return true
+  if (isIP(host) === 0) return false
+  const range = ipaddr.process(host).range()
+  return range === 'loopback' || range === 'unspecified'
+}
+
+/**
+ * A safety net for tests that name private addresses: while installed, any TCP connection to a
+ * host off this machine is rewritten to a local sink and recorded instead of leaving the host.
+ * The guard under test should make it unnecessary; if the guard breaks, the test fails on
+ * `tripped` and still sends nothing anywhere.
+ */
+export const installLoopbackTripwire = async () => {
+  const sink = createServer((_req, res) => res.writeHead(599).end())
+  sink.listen(0, '127.0.0.1')
+  await once(sink, 'listening')
+  const sinkPort = (sink.address() as AddressInfo).port
+  const tripped: string[] = []
+  const original = Socket.prototype.connect
+  const guarded = function (this: Socket, ...args: unknown[]) {
+    // net.connect passes its normalised [options, callback] pair as the first argument.
+    const first = args[0]
+    const options = (Array.isArray(first) ? first[0] : first) as
+      | { host?: unknown; port?: unknown }
+      | undefined
+    if (options && typeof options === 'object' && typeof options.host === 'string') {
+      if (!staysOnThisHost(options.host)) {
+        tripped.push(`${options.host}:${String(options.port)}`)
+        options.host = '127.0.0.1'
+        options.port = sinkPort
+      }
+    }
+    return Reflect.apply(original, this, args) as Socket
+  }
+  Socket.prototype.connect = guarded as typeof Socket.prototype.connect
+  return {
+    tripped,
+    uninstall: async () => {
+      Socket.prototype.connect = original
+      sink.closeAllConnections()
+      sink.close()
+      await once(sink, 'close')
+    },
+  }
+}

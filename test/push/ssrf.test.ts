@@ -17,7 +17,7 @@ import {
   findRefusal,
   type LookupAll,
 } from '../../src/push/ssrf.ts'
-import { type Receiver, startReceiver } from './helpers.ts'
+import { installLoopbackTripwire, type Receiver, startReceiver } from './helpers.ts'
 
 /**
  * Names that exist only here: the system resolver has never heard of them. Only localhost goes
@@ -78,7 +78,10 @@ describe('SSRF guard', () => {
     v6Connections += 1
   })
 
+  let tripwire: Awaited<ReturnType<typeof installLoopbackTripwire>>
+
   before(async () => {
+    tripwire = await installLoopbackTripwire()
     v4 = await startReceiver()
     v6.listen(0, '::1')
     await once(v6, 'listening')
@@ -86,6 +89,7 @@ describe('SSRF guard', () => {
   })
 
   after(async () => {
+    await tripwire.uninstall()
     await v4.close()
     v6.closeAllConnections()
     v6.close()
@@ -140,9 +144,10 @@ describe('SSRF guard', () => {
     })
   }
 
-  test('the loopback listeners never saw a connection', () => {
+  test('the loopback listeners never saw a connection, and nothing tried to leave the host', () => {
     assert.equal(v4.connections(), 0)
     assert.equal(v6Connections, 0)
+    assert.deepEqual(tripwire.tripped, [])
   })
 
   test('one refused address refuses the whole name, even behind an allowed one', async () => {
