@@ -43,6 +43,8 @@ export interface AgentSpec<I extends JsonObject = JsonObject, O extends JsonObje
   /** Media types accepted in message parts (A2A defaultInputModes). */
   inputModes?: string[]
   outputModes?: string[]
+  /** A2A capabilities.pushNotifications (default true); false refuses A2A push-config operations. */
+  pushNotifications?: boolean
   /** Re-run the handler after a crash instead of failing the task with AGENT_INTERRUPTED. */
   retryable?: boolean
   /** The most tasks of this agent one replica runs at once. */

@@ -13,6 +13,8 @@ export interface FileConfig {
   notifications?: Record<string, { endpoint_url: string; auth_header?: string }>
   outboundAllow?: string[]
   pushSigningSecret?: string
+  /** Push retry tuning (milliseconds and counts), see docs/push.md. */
+  push?: { baseMs?: number; capMs?: number; maxAttempts?: number; maxAgeMs?: number; timeoutMs?: number; concurrency?: number }
 }
 
 export const readConfigFile = (path: string | undefined): FileConfig => {

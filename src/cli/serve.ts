@@ -15,7 +15,17 @@ interface ServeFlags {
   config?: string
   notifyUrl?: string
   notifyAuth?: string
+  store?: string
+  allowOutbound?: string
+  pushSecret?: string
+  adminToken?: string
 }
+
+const list = (value: string | undefined): string[] | undefined =>
+  value
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 
 /** Loads agent modules: every export that is an agent definition (has a slug and a handler). */
 const loadAgents = async (paths: string[]): Promise<AgentDefinition[]> => {
@@ -58,6 +68,22 @@ export const serveCommand = (program: Command): void => {
       '--notify-auth <header>',
       'header line sent with notifications, e.g. "Authorization: Bearer x" (env SWITCHBOARD_NOTIFY_AUTH)',
     )
+    .option(
+      '--store <url>',
+      'postgres://… to run as one of several replicas (env SWITCHBOARD_STORE; default SQLite)',
+    )
+    .option(
+      '--allow-outbound <list>',
+      'CIDRs or hosts that push and file fetches may reach besides public addresses (env SWITCHBOARD_OUTBOUND_ALLOW)',
+    )
+    .option(
+      '--push-secret <secret>',
+      'sign every notification with HMAC-SHA256 (env SWITCHBOARD_PUSH_SECRET)',
+    )
+    .option(
+      '--admin-token <token>',
+      'bearer token for /admin; without one only loopback clients may use it (env SWITCHBOARD_ADMIN_TOKEN)',
+    )
     .addHelpText(
       'after',
       `
@@ -81,6 +107,10 @@ Examples:
       const dataDir = flags.data ?? env.SWITCHBOARD_DATA ?? file.dataDir ?? DEFAULTS.dataDir
       const publicUrl = flags.publicUrl ?? env.SWITCHBOARD_PUBLIC_URL ?? file.publicUrl
       const defaultAgent = flags.defaultAgent ?? env.SWITCHBOARD_DEFAULT_AGENT ?? file.defaultAgent
+      const store = flags.store ?? env.SWITCHBOARD_STORE ?? file.store
+      const allow = list(flags.allowOutbound ?? env.SWITCHBOARD_OUTBOUND_ALLOW) ?? file.outboundAllow
+      const signingSecret = flags.pushSecret ?? env.SWITCHBOARD_PUSH_SECRET ?? file.pushSigningSecret
+      const adminToken = flags.adminToken ?? env.SWITCHBOARD_ADMIN_TOKEN
       const switchboard = await createSwitchboard({
         agents,
         port,
@@ -88,6 +118,10 @@ Examples:
         dataDir,
         ...(publicUrl && { publicUrl }),
         ...(defaultAgent && { defaultAgent }),
+        ...(store && { store }),
+        ...(allow && { outbound: { allow } }),
+        push: { ...file.push, ...(signingSecret && { signingSecret }) },
+        ...(adminToken && { admin: { token: adminToken } }),
         notifications: notificationsFor(
           agents.map((a) => a.slug),
           file.notifications,
@@ -96,7 +130,7 @@ Examples:
       })
       const url = await switchboard.listen()
       const lines = [
-        `Switchboard listening on ${url}  (store: ${switchboard.store.backend}, data: ${resolve(dataDir)})`,
+        `Switchboard listening on ${url}  (store: ${switchboard.store.backend === 'postgres' ? 'postgres' : `sqlite, data: ${resolve(dataDir)}`})`,
       ]
       const defaultSlug = defaultAgent ?? agents[0]!.slug
       for (const agent of agents) {

@@ -3,15 +3,22 @@ import { join } from 'node:path'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { type Logger, pino } from 'pino'
 import type { AgentDefinition, NotificationConfig } from '../agent/define.ts'
+import { a2aRoutes } from '../dialects/a2a/routes.ts'
 import { assertValidClawpediaCard } from '../dialects/clawpedia/card-check.ts'
 import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
 import { AgentRegistry } from '../engine/registry.ts'
 import type { EventBus } from '../events/contract.ts'
 import { LocalBus } from '../events/local-bus.ts'
+import { PostgresBus } from '../events/postgres-bus.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import { DEFAULT_SCOPE } from '../model/task.ts'
+import { createFileFetcher } from '../push/fetch-file.ts'
+import { renderNotification } from '../push/render.ts'
+import { assertUrlAllowed, createGuardedDispatcher } from '../push/ssrf.ts'
+import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
 import type { Store } from '../store/contract.ts'
+import { PostgresStore } from '../store/postgres/postgres-store.ts'
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import type { AgentMount, ServerContext } from './context.ts'
@@ -22,7 +29,9 @@ export interface SwitchboardOptions {
   agents: AgentDefinition[]
   /** Where the SQLite database lives when no `store` is given. */
   dataDir?: string
-  store?: Store
+  /** A store, or a PostgreSQL URL (`postgres://…`) to run as one of several replicas. Default: SQLite in dataDir. */
+  store?: Store | string
+  /** Needed with a custom store shared by several processes; derived for a PostgreSQL URL. */
   bus?: EventBus
   host?: string
   port?: number
@@ -42,6 +51,25 @@ export interface SwitchboardOptions {
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
+  /**
+   * What outbound requests (push endpoints, `ctx.fetchFile`) may reach beyond public addresses:
+   * CIDRs or host names. Empty by default: loopback, private, link-local and metadata are refused.
+   */
+  outbound?: { allow?: string[] }
+  /** Push delivery tuning; `signingSecret` adds a Switchboard-Signature header to every notification. */
+  push?: Partial<
+    Pick<
+      PushWorkerOptions,
+      | 'signingSecret'
+      | 'baseMs'
+      | 'capMs'
+      | 'maxAttempts'
+      | 'maxAgeMs'
+      | 'timeoutMs'
+      | 'concurrency'
+      | 'pollMs'
+    >
+  > & { drainMs?: number }
   /** A pino logger, or false for silence. Default: info to stdout. */
   logger?: Logger | false
 }
@@ -81,16 +109,21 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 
   const logger: Logger =
     options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino({ redact: REDACT }))
-  const store = options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir)
-  await store.init()
-  const bus = options.bus ?? new LocalBus()
+  const { store, bus } = await openStore(options)
+  const policy = { allow: options.outbound?.allow ?? [] }
+  const dispatcher = createGuardedDispatcher(policy)
+  const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
+  let push: PushWorker | undefined
   const engine = new Engine({
     store,
     bus,
     agents,
     singleProcess: store.backend !== 'postgres',
     logger,
+    fetchFile: createFileFetcher(dispatcher),
+    onOutboxWrite: () => push?.wake(),
     ...options.engine,
+    replicaId,
   })
 
   const host = options.host ?? DEFAULTS.host
@@ -109,8 +142,21 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     startedAt: new Date(),
     logger,
     a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
-    checkOutboundUrl: async () => {},
+    checkOutboundUrl: (url) => assertUrlAllowed(url, policy),
   }
+  const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
+  const worker = new PushWorker({
+    store,
+    dispatcher,
+    owner: replicaId,
+    logger,
+    render: renderNotification({
+      baseUrlOf: (slug) => `${publicUrl()}/agents/${slug}`,
+      agentIdOf: (slug) => (agents.has(slug) ? agents.get(slug).definition.id : slug),
+    }),
+    ...pushOptions,
+  })
+  push = worker
 
   const app = Fastify({
     loggerInstance: logger,
@@ -146,6 +192,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       const address = app.server.address()
       if (address && typeof address === 'object') port = address.port
       await engine.start()
+      worker.start()
       return publicUrl()
     },
     url: publicUrl,
@@ -153,6 +200,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       heartbeats.closeAll()
       await engine.stop()
       await app.close()
+      await worker.stop({ drainMs })
+      await dispatcher.close()
       await bus.close()
       await store.close()
     },
@@ -160,7 +209,27 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 }
 
 /** Every wire dialect an agent is served in, each an encapsulated fastify plugin under the agent's base. */
-const DIALECTS = [clawpediaRoutes]
+const DIALECTS = [clawpediaRoutes, a2aRoutes]
+
+/** SQLite in the data directory by default; a PostgreSQL URL gets the PostgreSQL store and its LISTEN/NOTIFY bus. */
+const openStore = async (options: SwitchboardOptions): Promise<{ store: Store; bus: EventBus }> => {
+  if (typeof options.store === 'string') {
+    if (!/^postgres(ql)?:\/\//.test(options.store)) {
+      throw new TypeError('unsupported store URL: use postgres://user@host:port/database')
+    }
+    const store = new PostgresStore({ connectionString: options.store })
+    await store.init()
+    const bus = await PostgresBus.connect({
+      connectionString: options.store,
+      replicaTag: store.replicaTag,
+      schema: store.schema,
+    })
+    return { store, bus }
+  }
+  const store = options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir)
+  await store.init()
+  return { store, bus: options.bus ?? new LocalBus() }
+}
 
 const openSqlite = (dataDir: string): SqliteStore => {
   mkdirSync(dataDir, { recursive: true })

@@ -14,6 +14,7 @@ import {
   validateClawpediaTask,
 } from '../helpers/clawpedia-schemas.ts'
 import { request, startServer, type TestServer } from '../helpers/server.ts'
+import { startReceiver } from '../push/helpers.ts'
 import { readSse } from '../helpers/sse.ts'
 
 let server: TestServer
@@ -280,5 +281,47 @@ describe('All inputs, outputs, schemas, and timestamps conform to the formats de
     assert.equal(rejected.status, 400)
     assert.equal(rejected.body.error.code, 'INPUT_SCHEMA_VIOLATION')
     assert.ok(rejected.body.error.details.violations.length >= 2)
+  })
+})
+
+describe('Upon task status change, a valid push notification is sent to the configured notification_config.endpoint_url', () => {
+  it('posts task.status.updated with the full task and the auth header, once per status change, in order', async () => {
+    const receiver = await startReceiver()
+    const pushed = await startServer({
+      notifications: { 'report-builder': { endpointUrl: receiver.url, authHeader: 'Authorization: Bearer hook-token' } },
+    })
+    try {
+      const base = `${pushed.url}/agents/report-builder`
+      const card = (await request(`${base}/agent-card.json`)).body
+      assert.equal(card.notification_config.endpoint_url, receiver.url)
+      assert.equal(card.notification_config.auth_header, undefined, 'the credential is not published')
+      const created = await createTask(base, { subject: 'moths' })
+      await statusesUntil(base, created.task_id, 'INPUT_REQUIRED')
+      await request(`${base}/tasks/${created.task_id}/input`, { body: { input: { sections: ['Wings'] } } })
+      await statusesUntil(base, created.task_id)
+      const expected = ['SUBMITTED', 'WORKING', 'INPUT_REQUIRED', 'WORKING', 'COMPLETED']
+      const deadline = Date.now() + 5000
+      while (receiver.received.length < expected.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      assert.equal(receiver.received.length, expected.length)
+      const bodies = receiver.received.map((r) => JSON.parse(r.body))
+      assert.deepEqual(
+        bodies.map((b) => b.data.status),
+        expected,
+      )
+      for (const [i, received] of receiver.received.entries()) {
+        assert.equal(received.headers.authorization, 'Bearer hook-token')
+        assert.match(String(received.headers['content-type']), /^application\/json/)
+        assert.match(String(received.headers['idempotency-key']), new RegExp(`^${created.task_id}:\\d+$`))
+        const body = bodies[i]
+        assert.equal(body.event_type, 'task.status.updated')
+        assert.match(body.timestamp, TIMESTAMP_PATTERN)
+        assert.deepEqual(validateClawpediaTask(body.data), [])
+        assert.equal(body.data.task_id, created.task_id)
+      }
+      assert.deepEqual(bodies.at(-1).data, (await request(`${base}/tasks/${created.task_id}`)).body)
+    } finally {
+      await pushed.close()
+      await receiver.close()
+    }
   })
 })

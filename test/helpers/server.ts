@@ -21,8 +21,11 @@ export const startServer = async (
     agents: demoAgents,
     logger: false,
     port: 0,
+    // Test receivers (webhooks, file servers) listen on loopback, which production refuses.
+    outbound: { allow: ['127.0.0.0/8', '::1/128'] },
     ...options,
     engine: { shutdownGraceMs: 100, ...options.engine },
+    push: { drainMs: 200, ...options.push },
     dataDir,
   })
   const url = await switchboard.listen()

@@ -1,0 +1,264 @@
+import { createHash } from 'node:crypto'
+import type { Artifact } from '../../model/artifacts.ts'
+import type { TaskEvent } from '../../model/events.ts'
+import type { Message, Part } from '../../model/parts.ts'
+import type { PushConfig } from '../../model/push.ts'
+import type { TaskState } from '../../model/states.ts'
+import type { Task } from '../../model/task.ts'
+import type {
+  A2aArtifact,
+  A2aArtifactUpdate,
+  A2aMessage,
+  A2aPart,
+  A2aStatusUpdate,
+  A2aTask,
+  A2aTaskState,
+  A2aTaskStatus,
+  StreamItem,
+  TaskPushNotificationConfig,
+} from './wire.ts'
+
+const STATE: Record<TaskState, A2aTaskState> = {
+  SUBMITTED: 'TASK_STATE_SUBMITTED',
+  WORKING: 'TASK_STATE_WORKING',
+  INPUT_REQUIRED: 'TASK_STATE_INPUT_REQUIRED',
+  AUTH_REQUIRED: 'TASK_STATE_AUTH_REQUIRED',
+  COMPLETED: 'TASK_STATE_COMPLETED',
+  FAILED: 'TASK_STATE_FAILED',
+  CANCELLED: 'TASK_STATE_CANCELED',
+  REJECTED: 'TASK_STATE_REJECTED',
+}
+
+export const toA2aState = (state: TaskState): A2aTaskState => STATE[state]
+
+/** The model state of a wire state; undefined for TASK_STATE_UNSPECIFIED (no filter). */
+export const fromA2aState = (state: A2aTaskState): TaskState | undefined =>
+  (Object.keys(STATE) as TaskState[]).find((key) => STATE[key] === state)
+
+/** Our marker in `metadata`, under one key so it never collides with extension keys. */
+export const SWITCHBOARD_KEY = 'switchboard'
+
+const NAMESPACE = Buffer.from('6f1d3c2a8e4b4d7f9a0c5b2e1f3d7a96', 'hex')
+
+/**
+ * A name-based (version 5) UUID: ids we must render identically on every read (the output
+ * artifact, status messages) without storing them.
+ */
+export const stableUuid = (name: string): string => {
+  const hash = createHash('sha1').update(NAMESPACE).update(name).digest()
+  hash[6] = (hash[6]! & 0x0f) | 0x50
+  hash[8] = (hash[8]! & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** The artifactId of a completed task's output: derived from the task id, the same on every read. */
+export const outputArtifactId = (taskId: string): string => stableUuid(`${taskId}/output`)
+
+const withCommon = (wire: A2aPart, part: Part): A2aPart => {
+  if (part.mediaType) wire.mediaType = part.mediaType
+  if (part.filename) wire.filename = part.filename
+  if (part.metadata) wire.metadata = part.metadata
+  return wire
+}
+
+export const toA2aPart = (part: Part): A2aPart => {
+  switch (part.kind) {
+    case 'text':
+      return withCommon({ text: part.text }, part)
+    case 'data':
+      return withCommon({ data: part.data }, part)
+    case 'url':
+      return withCommon({ url: part.url }, part)
+    case 'raw':
+      return withCommon({ raw: part.raw }, part)
+  }
+}
+
+/** A history turn; it belongs to the task whatever the client put in its ids. */
+export const toA2aMessage = (message: Message, task: Pick<Task, 'id' | 'contextId'>): A2aMessage => {
+  const wire: A2aMessage = {
+    messageId: message.messageId,
+    role: message.role === 'user' ? 'ROLE_USER' : 'ROLE_AGENT',
+    parts: message.parts.map(toA2aPart),
+    contextId: task.contextId,
+    taskId: task.id,
+  }
+  if (message.referenceTaskIds?.length) wire.referenceTaskIds = message.referenceTaskIds
+  if (message.extensions?.length) wire.extensions = message.extensions
+  if (message.metadata) wire.metadata = message.metadata
+  return wire
+}
+
+const agentMessage = (
+  task: Pick<Task, 'id' | 'contextId'>,
+  messageId: string,
+  text: string,
+  metadata?: Record<string, unknown>,
+): A2aMessage => {
+  const message: A2aMessage = {
+    messageId,
+    role: 'ROLE_AGENT',
+    parts: [{ text }],
+    contextId: task.contextId,
+    taskId: task.id,
+  }
+  if (metadata) message.metadata = metadata
+  return message
+}
+
+/**
+ * A file's bytes stay on the server: its part is a link to the Clawpedia content endpoint.
+ * `baseUrl` is the absolute base URL of the agent mount the task belongs to.
+ */
+export const toA2aArtifact = (artifact: Artifact, baseUrl: string): A2aArtifact => {
+  const part = ((): A2aPart => {
+    switch (artifact.type) {
+      case 'text':
+        return artifact.mediaType
+          ? { text: artifact.text, mediaType: artifact.mediaType }
+          : { text: artifact.text }
+      case 'json':
+        return { data: artifact.value, mediaType: 'application/json' }
+      case 'file':
+        return {
+          url: `${baseUrl}/artifacts/${artifact.id}/content`,
+          mediaType: artifact.mediaType,
+          filename: artifact.filename,
+        }
+      case 'url': {
+        const wire: A2aPart = { url: artifact.url }
+        if (artifact.mediaType) wire.mediaType = artifact.mediaType
+        if (artifact.filename) wire.filename = artifact.filename
+        return wire
+      }
+      case 'log':
+        return {
+          text: artifact.text,
+          mediaType: 'text/plain',
+          metadata: { [SWITCHBOARD_KEY]: { kind: 'log' } },
+        }
+    }
+  })()
+  const wire: A2aArtifact = { artifactId: artifact.id, parts: [part] }
+  if (artifact.name !== undefined) wire.name = artifact.name
+  if (artifact.description !== undefined) wire.description = artifact.description
+  return wire
+}
+
+/** A completed task's output object, as an artifact named "output" with one data part. */
+export const outputArtifact = (task: Pick<Task, 'id' | 'output'>): A2aArtifact | undefined =>
+  task.output === undefined
+    ? undefined
+    : {
+        artifactId: outputArtifactId(task.id),
+        name: 'output',
+        parts: [{ data: task.output, mediaType: 'application/json' }],
+      }
+
+/**
+ * The status as A2A shows it. An interrupted task carries its question as an agent message (the
+ * id the engine recorded with it; the answer's schema in metadata); a failed or rejected one, its
+ * error, under an id derived from the task so every read renders the same message.
+ */
+export const toA2aStatus = (task: Task): A2aTaskStatus => {
+  const status: A2aTaskStatus = { state: toA2aState(task.state), timestamp: task.statusAt }
+  if (task.state === 'INPUT_REQUIRED' || task.state === 'AUTH_REQUIRED') {
+    const metadata = task.inputSchema ? { [SWITCHBOARD_KEY]: { inputSchema: task.inputSchema } } : undefined
+    status.message = agentMessage(
+      task,
+      task.statusMessageId ?? stableUuid(`${task.id}/status/${task.version}`),
+      task.prompt ?? 'More input is required.',
+      metadata,
+    )
+  } else if ((task.state === 'FAILED' || task.state === 'REJECTED') && task.error) {
+    status.message = agentMessage(task, stableUuid(`${task.id}/status/${task.state}`), task.error.message, {
+      [SWITCHBOARD_KEY]: { error: task.error },
+    })
+  }
+  return status
+}
+
+export interface TaskView {
+  /** Absolute base URL of the agent mount (for file links). */
+  baseUrl: string
+  /** Unset: all; 0: none; n: the n most recent turns. */
+  historyLength?: number | undefined
+  includeArtifacts?: boolean
+}
+
+export const toA2aTask = (task: Task, view: TaskView): A2aTask => {
+  const wire: A2aTask = { id: task.id, contextId: task.contextId, status: toA2aStatus(task) }
+  if (view.includeArtifacts !== false) {
+    const artifacts = task.artifacts.map((a) => toA2aArtifact(a, view.baseUrl))
+    const output = task.state === 'COMPLETED' ? outputArtifact(task) : undefined
+    if (output) artifacts.push(output)
+    if (artifacts.length > 0) wire.artifacts = artifacts
+  }
+  const limit = view.historyLength
+  const history = limit === undefined ? task.history : limit === 0 ? [] : task.history.slice(-limit)
+  if (history.length > 0) wire.history = history.map((m) => toA2aMessage(m, task))
+  if (task.metadata && Object.keys(task.metadata).length > 0) wire.metadata = task.metadata
+  return wire
+}
+
+const statusUpdate = (task: Task, status: A2aTaskStatus): A2aStatusUpdate => ({
+  taskId: task.id,
+  contextId: task.contextId,
+  status,
+})
+
+const artifactUpdate = (task: Task, artifact: A2aArtifact): A2aArtifactUpdate => ({
+  taskId: task.id,
+  contextId: task.contextId,
+  artifact,
+  lastChunk: true,
+})
+
+/**
+ * The stream items of one event, given the task folded up to and including it. A log line is a
+ * status update in the current state whose message is the line (metadata marks it a log); an
+ * input turn shows nothing. On completion the output artifact goes first, without an SSE id, so
+ * a client resuming from the completion's id never skips it.
+ */
+export const streamItemsOf = (event: TaskEvent, task: Task, baseUrl: string): StreamItem[] => {
+  switch (event.kind) {
+    case 'status': {
+      const items: StreamItem[] = []
+      const output = event.state === 'COMPLETED' ? outputArtifact(task) : undefined
+      if (output) items.push({ response: { artifactUpdate: artifactUpdate(task, output) } })
+      items.push({ id: event.seq, response: { statusUpdate: statusUpdate(task, toA2aStatus(task)) } })
+      return items
+    }
+    case 'log': {
+      const message = agentMessage(task, stableUuid(`${task.id}/log/${event.seq}`), event.message, {
+        [SWITCHBOARD_KEY]: { kind: 'log', level: event.level },
+      })
+      const status: A2aTaskStatus = { state: toA2aState(task.state), message, timestamp: event.at }
+      return [{ id: event.seq, response: { statusUpdate: statusUpdate(task, status) } }]
+    }
+    case 'artifact':
+      return [
+        {
+          id: event.seq,
+          response: { artifactUpdate: artifactUpdate(task, toA2aArtifact(event.artifact, baseUrl)) },
+        },
+      ]
+    case 'input':
+      return []
+  }
+}
+
+/** Clawpedia targets share the store but are not A2A configs: A2A never shows them. */
+export const toA2aPushConfig = (config: PushConfig): TaskPushNotificationConfig | undefined => {
+  const { target } = config
+  if (target.kind !== 'a2a') return undefined
+  const wire: TaskPushNotificationConfig = { id: config.id, taskId: config.taskId, url: target.url }
+  if (target.token !== undefined) wire.token = target.token
+  if (target.authentication) {
+    wire.authentication = { scheme: target.authentication.scheme }
+    if (target.authentication.credentials !== undefined)
+      wire.authentication.credentials = target.authentication.credentials
+  }
+  return wire
+}

@@ -1,0 +1,357 @@
+import type { AgentDefinition } from '../../agent/define.ts'
+import type { Caller, Engine } from '../../engine/engine.ts'
+import { LIMITS } from '../../engine/limits.ts'
+import type { AgentMount, ServerContext } from '../../http/context.ts'
+import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
+import { emptyTask, headerOf } from '../../model/fold.ts'
+import { isUuid } from '../../model/ids.ts'
+import type { PushTarget } from '../../model/push.ts'
+import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
+import type { Task } from '../../model/task.ts'
+import { pushEnabled, toA2aCard } from './card.ts'
+import { fromA2aState, toA2aPushConfig, toA2aTask } from './mapping.ts'
+import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
+import {
+  checkCancelTask,
+  checkCreatePushConfig,
+  checkExtendedCard,
+  checkGetTask,
+  checkListPushConfigs,
+  checkListTasks,
+  checkPushConfigId,
+  checkSendMessage,
+  checkSubscribe,
+  present,
+  type SendMessageRequest,
+} from './requests.ts'
+import { liveStream, resumedStream } from './stream.ts'
+import {
+  A2A_TASK_STATES,
+  type A2aAgentCard,
+  type A2aTask,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksResponse,
+  type SendMessageResponse,
+  type StreamItem,
+  type TaskPushNotificationConfig,
+} from './wire.ts'
+
+/** Terminal or interrupted: where a blocking SendMessage returns. */
+const settled = (state: TaskState): boolean => isTerminal(state) || INTERRUPTED_STATES.has(state)
+
+const notFound = (taskId: string): SwitchboardError =>
+  new SwitchboardError('TASK_NOT_FOUND', `no task ${taskId}`, { taskId })
+
+/** The engine's not-found errors carry no id; A2A's ErrorInfo metadata should. */
+const withTaskId =
+  (taskId: string) =>
+  (error: unknown): never => {
+    if (isSwitchboardError(error) && error.code === 'TASK_NOT_FOUND') throw notFound(taskId)
+    throw error
+  }
+
+/**
+ * The eleven A2A operations for one mounted agent, shared by the JSON-RPC and REST bindings:
+ * each takes the request message (ProtoJSON, unchecked), checks it, calls the engine and maps the
+ * result. Streaming operations do all their checks before returning the stream, so a failure is
+ * a plain error response rather than an SSE frame.
+ */
+export class A2aOperations {
+  readonly #engine: Engine
+  readonly #server: ServerContext
+  readonly #mount: AgentMount
+  readonly #agent: AgentDefinition
+  readonly #caller: Caller
+
+  constructor(options: { mount: AgentMount; server: ServerContext }) {
+    this.#server = options.server
+    this.#engine = options.server.engine
+    this.#mount = options.mount
+    this.#agent = options.mount.agent.definition
+    this.#caller = { ...options.server.scope, agent: this.#agent.slug }
+  }
+
+  get baseUrl(): string {
+    return this.#mount.baseUrl()
+  }
+
+  card(): A2aAgentCard {
+    return toA2aCard(this.#agent, this.baseUrl)
+  }
+
+  async sendMessage(params: unknown, signal: AbortSignal): Promise<SendMessageResponse> {
+    const request = checkSendMessage(params)
+    const accepted = await this.#accept(request)
+    const blocking = request.configuration?.returnImmediately !== true
+    const task =
+      blocking && !settled(accepted.state)
+        ? await this.#engine.waitFor(this.#caller, accepted.id, settled, signal)
+        : accepted
+    return { task: this.#view(task, request.configuration?.historyLength) }
+  }
+
+  async openMessageStream(params: unknown, signal: AbortSignal): Promise<AsyncGenerator<StreamItem>> {
+    const request = checkSendMessage(params)
+    const task = await this.#accept(request)
+    const events = settled(task.state)
+      ? undefined
+      : await this.#engine.follow(this.#caller, task.id, { afterSeq: task.version, signal })
+    return liveStream({
+      snapshot: task,
+      events,
+      baseUrl: this.baseUrl,
+      historyLength: request.configuration?.historyLength,
+    })
+  }
+
+  async getTask(params: unknown): Promise<A2aTask> {
+    const request = checkGetTask(params)
+    return this.#view(await this.#task(request.id), request.historyLength)
+  }
+
+  async listTasks(params: unknown): Promise<ListTasksResponse> {
+    const request = checkListTasks(params)
+    const status = typeof request.status === 'number' ? A2A_TASK_STATES[request.status] : request.status
+    const state = status ? fromA2aState(status) : undefined
+    const pageSize = request.pageSize ?? LIMITS.defaultPageSize
+    const page = await this.#engine.listTasks(this.#caller, {
+      pageSize,
+      ...(present(request.contextId) && { contextId: request.contextId }),
+      ...(state && { state }),
+      ...(present(request.statusTimestampAfter) && {
+        statusAfter: new Date(request.statusTimestampAfter!).toISOString(),
+      }),
+      ...(present(request.pageToken) && { pageToken: request.pageToken }),
+    })
+    return {
+      tasks: page.tasks.map((task) =>
+        toA2aTask(task, {
+          baseUrl: this.baseUrl,
+          historyLength: request.historyLength,
+          includeArtifacts: request.includeArtifacts === true,
+        }),
+      ),
+      nextPageToken: page.nextPageToken,
+      pageSize,
+      totalSize: page.totalSize,
+    }
+  }
+
+  /** Idempotent: cancelling a task that is already CANCELED returns it. */
+  async cancelTask(params: unknown): Promise<A2aTask> {
+    const { id } = checkCancelTask(params)
+    if (!isUuid(id)) throw notFound(id)
+    try {
+      return this.#view(await this.#engine.cancel(this.#caller, id).catch(withTaskId(id)))
+    } catch (error) {
+      if (
+        isSwitchboardError(error) &&
+        error.code === 'TASK_NOT_CANCELABLE' &&
+        error.details?.state === 'CANCELLED'
+      )
+        return this.#view(await this.#task(id))
+      throw error
+    }
+  }
+
+  /** A terminal task can only be replayed (Last-Event-ID), not followed: there is nothing left to see. */
+  async openSubscription(
+    params: unknown,
+    resumeAfter: number | undefined,
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<StreamItem>> {
+    const { id } = checkSubscribe(params)
+    const task = await this.#task(id)
+    if (resumeAfter !== undefined) {
+      const events = await this.#engine.follow(this.#caller, id, { afterSeq: 0, signal })
+      return resumedStream(events, emptyTask(headerOf(task)), resumeAfter, this.baseUrl)
+    }
+    if (isTerminal(task.state)) {
+      throw new SwitchboardError(
+        'UNSUPPORTED_OPERATION',
+        `task ${id} is ${task.state}: a terminal task has no updates to subscribe to (GetTask reads it; Last-Event-ID replays missed events)`,
+        { taskId: id, state: task.state },
+      )
+    }
+    const events = await this.#engine.follow(this.#caller, id, { afterSeq: task.version, signal })
+    return liveStream({ snapshot: task, events, baseUrl: this.baseUrl })
+  }
+
+  async createPushConfig(params: unknown): Promise<TaskPushNotificationConfig> {
+    this.#assertPush()
+    const request = checkCreatePushConfig(params)
+    await this.#task(request.taskId)
+    const target = await this.#pushTarget(request)
+    const id = present(request.id)
+    if (id !== undefined && (await this.#findPushConfig(request.taskId, id)) === 'foreign') {
+      throw new SwitchboardError('INVALID_REQUEST', `push notification config id ${id} is already in use`)
+    }
+    const config = await this.#engine.createPushConfig(this.#caller, request.taskId, target, id)
+    return toA2aPushConfig(config)!
+  }
+
+  async getPushConfig(params: unknown): Promise<TaskPushNotificationConfig> {
+    this.#assertPush()
+    const { taskId, id } = checkPushConfigId(params)
+    const found = await this.#findPushConfig(taskId, id)
+    if (typeof found !== 'object') {
+      throw new SwitchboardError(
+        'PUSH_CONFIG_NOT_FOUND',
+        `no push notification config ${id} on task ${taskId}`,
+        {
+          taskId,
+          configId: id,
+        },
+      )
+    }
+    return found
+  }
+
+  async listPushConfigs(params: unknown): Promise<ListTaskPushNotificationConfigsResponse> {
+    this.#assertPush()
+    const { taskId } = checkListPushConfigs(params)
+    await this.#task(taskId)
+    const configs = await this.#engine.listPushConfigs(this.#caller, taskId)
+    return {
+      configs: configs.flatMap((config) => toA2aPushConfig(config) ?? []),
+      nextPageToken: '',
+    }
+  }
+
+  /** Idempotent: deleting a config that is gone (or is not an A2A one) succeeds if the task exists. */
+  async deletePushConfig(params: unknown): Promise<void> {
+    this.#assertPush()
+    const { taskId, id } = checkPushConfigId(params)
+    if (typeof (await this.#findPushConfig(taskId, id)) === 'object') {
+      await this.#engine.deletePushConfig(this.#caller, taskId, id)
+    }
+  }
+
+  getExtendedCard(params: unknown): never {
+    checkExtendedCard(params)
+    throw new SwitchboardError(
+      'UNSUPPORTED_OPERATION',
+      'this agent declares no extended agent card (capabilities.extendedAgentCard is false)',
+    )
+  }
+
+  /**
+   * Turns a user message into a new task or the answer to a waiting one. The messageId makes it
+   * idempotent: a repeat creates nothing (the engine's idempotency key) or is found in the task's
+   * history, and either way the task comes back as it is now.
+   */
+  async #accept(request: SendMessageRequest): Promise<Task> {
+    const wire = request.message
+    const taskId = present(wire.taskId)
+    const contextId = present(wire.contextId)
+    const push = request.configuration?.taskPushNotificationConfig
+    if (push) this.#assertPush()
+    const target = push ? await this.#pushTarget(push) : undefined
+    const modes = this.#agent.inputModes?.length ? this.#agent.inputModes : DEFAULT_INPUT_MODES
+    if (taskId === undefined) {
+      const { message, input, text } = fromA2aMessage(wire, modes)
+      const { task } = await this.#engine.submit({
+        scope: this.#caller,
+        agent: this.#agent.slug,
+        message,
+        idempotencyKey: `a2a:${this.#agent.slug}:${wire.messageId}`,
+        ...(input && { input }),
+        ...(text !== undefined && { text }),
+        ...(contextId !== undefined && { contextId }),
+        ...(target && { pushTargets: [target] }),
+        ...(request.metadata && { metadata: request.metadata }),
+      })
+      return task
+    }
+    const task = await this.#task(taskId)
+    if (contextId !== undefined && contextId !== task.contextId) {
+      throw new SwitchboardError(
+        'CONTEXT_MISMATCH',
+        `message.contextId ${contextId} does not match the contextId of task ${taskId}`,
+        { taskId, contextId: task.contextId },
+      )
+    }
+    if (task.history.some((turn) => turn.messageId === wire.messageId)) return task
+    if (isTerminal(task.state)) {
+      throw new SwitchboardError(
+        'TASK_TERMINAL',
+        `task ${taskId} is ${task.state} and takes no more messages; send a new message without taskId (with its contextId to continue the conversation)`,
+        { taskId, state: task.state },
+      )
+    }
+    if (!INTERRUPTED_STATES.has(task.state)) {
+      throw new SwitchboardError(
+        'TASK_NOT_AWAITING_INPUT',
+        `task ${taskId} is ${task.state} and is not waiting for input; a follow-up message is only accepted in INPUT_REQUIRED or AUTH_REQUIRED`,
+        { taskId, state: task.state },
+      )
+    }
+    const { message, input, text } = fromA2aMessage(wire, modes)
+    if (target) await this.#engine.createPushConfig(this.#caller, taskId, target)
+    return this.#engine.provideInput({
+      scope: this.#caller,
+      taskId,
+      message,
+      ...(input && { input }),
+      ...(text !== undefined && { text }),
+    })
+  }
+
+  #view(task: Task, historyLength?: number): A2aTask {
+    return toA2aTask(task, { baseUrl: this.baseUrl, historyLength })
+  }
+
+  /** Our task ids are UUIDs; anything else names no task (and never reaches a typed store column). */
+  #task(taskId: string): Promise<Task> {
+    if (!isUuid(taskId)) return Promise.reject(notFound(taskId))
+    return this.#engine.getTask(this.#caller, taskId).catch(withTaskId(taskId))
+  }
+
+  #assertPush(): void {
+    if (!pushEnabled(this.#agent)) {
+      throw new SwitchboardError(
+        'PUSH_NOT_SUPPORTED',
+        `agent ${this.#agent.slug} does not support push notifications (capabilities.pushNotifications is false)`,
+      )
+    }
+  }
+
+  /** The target of a webhook, once the outbound policy has accepted its URL. */
+  async #pushTarget(config: TaskPushNotificationConfig): Promise<PushTarget> {
+    try {
+      await this.#server.checkOutboundUrl(config.url)
+    } catch (error) {
+      if (isSwitchboardError(error) && error.code === 'URL_NOT_ALLOWED') {
+        throw new SwitchboardError(
+          'URL_NOT_ALLOWED',
+          `the push notification url ${config.url} is refused by this server's outbound policy: ${error.message}`,
+          { url: config.url },
+        )
+      }
+      throw error
+    }
+    const target: PushTarget = { kind: 'a2a', url: config.url }
+    if (present(config.token) !== undefined) target.token = config.token!
+    if (config.authentication) {
+      target.authentication = { scheme: config.authentication.scheme }
+      if (config.authentication.credentials !== undefined)
+        target.authentication.credentials = config.authentication.credentials
+    }
+    return target
+  }
+
+  /** An A2A config of the task; 'foreign' when the id belongs to a non-A2A target; undefined when none. */
+  async #findPushConfig(
+    taskId: string,
+    id: string,
+  ): Promise<TaskPushNotificationConfig | 'foreign' | undefined> {
+    await this.#task(taskId)
+    try {
+      const config = await this.#engine.getPushConfig(this.#caller, taskId, id)
+      return toA2aPushConfig(config) ?? 'foreign'
+    } catch (error) {
+      if (isSwitchboardError(error) && error.code === 'PUSH_CONFIG_NOT_FOUND') return undefined
+      throw error
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import type { Delivery } from '../../model/push.ts'
+import { toA2aArtifact, toA2aStatus } from './mapping.ts'
+import { A2A_CONTENT_TYPE, type StreamResponse } from './wire.ts'
+
+/**
+ * The A2A 1.0 webhook request for one outbox row: a StreamResponse (statusUpdate for a status
+ * change, with the task as it was at that event; artifactUpdate for an artifact), sent as
+ * `application/a2a+json` with `Authorization: <scheme> <credentials>` from the config's
+ * authentication. 1.0 defines no transport for the config's `token`; like @a2a-js/sdk we send it
+ * as `X-A2A-Notification-Token`. A completed task's output is not in the body: receivers read it
+ * with GetTask (the "output" artifact).
+ *
+ * `contentUrlBase` is the absolute base URL of the task's agent mount (`https://host/agents/{slug}`,
+ * no trailing slash): file artifacts link to `{contentUrlBase}/artifacts/{id}/content`.
+ */
+export const renderA2aPush = (
+  delivery: Delivery,
+  contentUrlBase: string,
+): { body: string; headers: Record<string, string> } => {
+  const { target, event, task } = delivery
+  if (target.kind !== 'a2a')
+    throw new TypeError(`delivery ${delivery.id} is for a ${target.kind} target, not A2A`)
+  let payload: StreamResponse
+  switch (event.kind) {
+    case 'status':
+      payload = { statusUpdate: { taskId: task.id, contextId: task.contextId, status: toA2aStatus(task) } }
+      break
+    case 'artifact':
+      payload = {
+        artifactUpdate: {
+          taskId: task.id,
+          contextId: task.contextId,
+          artifact: toA2aArtifact(event.artifact, contentUrlBase.replace(/\/+$/, '')),
+          lastChunk: true,
+        },
+      }
+      break
+    default:
+      throw new TypeError(
+        `A2A webhooks carry status and artifact events, not ${event.kind} (delivery ${delivery.id})`,
+      )
+  }
+  const headers: Record<string, string> = { 'content-type': A2A_CONTENT_TYPE }
+  if (target.authentication) {
+    const { scheme, credentials } = target.authentication
+    headers.authorization = credentials ? `${scheme} ${credentials}` : scheme
+  }
+  if (target.token) headers['x-a2a-notification-token'] = target.token
+  return { body: JSON.stringify(payload), headers }
+}

@@ -1,0 +1,152 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ServerContext } from '../../http/context.ts'
+import { SwitchboardError } from '../../model/errors.ts'
+import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './errors.ts'
+import type { A2aOperations } from './operations.ts'
+import { lastEventId, serveStream } from './stream.ts'
+import { assertVersion } from './version.ts'
+import { A2A_CONTENT_TYPE, type StreamItem } from './wire.ts'
+
+type Query = Record<string, string | string[] | undefined>
+
+/** Query values arrive as strings; ProtoJSON numbers and booleans are read from them, the rest left to validation. */
+const fromQuery = (
+  query: Query,
+  fields: { ints?: string[]; bools?: string[]; strings?: string[] },
+): object => {
+  const out: Record<string, unknown> = {}
+  for (const name of fields.strings ?? []) if (query[name] !== undefined) out[name] = query[name]
+  for (const name of fields.ints ?? []) {
+    const value = query[name]
+    if (value !== undefined)
+      out[name] = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value
+  }
+  for (const name of fields.bools ?? []) {
+    const value = query[name]
+    if (value !== undefined) out[name] = value === 'true' ? true : value === 'false' ? false : value
+  }
+  return out
+}
+
+/** A POST body is the whole request message; the path's ids are set on it (and win over the body's). */
+const withPath = (body: unknown, path: Record<string, string>): object => {
+  if (body === undefined || body === null) return path
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new SwitchboardError('INVALID_REQUEST', 'the body must be a JSON object (the A2A request message)')
+  }
+  return { ...body, ...path }
+}
+
+/** `/tasks/{id}` and `/tasks/{id}:verb` share one path segment: split it here, not in the router. */
+const splitVerb = (segment: string): { id: string; verb?: string } => {
+  const match = /^(.*):([A-Za-z]+)$/.exec(segment)
+  return match ? { id: match[1]!, verb: match[2]! } : { id: segment }
+}
+
+/**
+ * The A2A HTTP+JSON binding (digest §4.3). Paths are relative to the interface URL; responses are
+ * `application/a2a+json` (requests may be that or application/json); errors are google.rpc.Status
+ * bodies with the §4.4 HTTP status. SubscribeToTask answers both POST (the spec) and GET (the proto).
+ */
+export const a2aRestRoutes = async (
+  app: FastifyInstance,
+  options: { operations: A2aOperations; server: ServerContext },
+) => {
+  const { operations: ops, server } = options
+
+  const sendFailure = (reply: FastifyReply, failure: A2aFailure) => {
+    if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A REST request failed')
+    return reply
+      .code(failure.httpStatus)
+      .type(A2A_CONTENT_TYPE)
+      .send(JSON.stringify(restErrorBody(failure)))
+  }
+  const send = (reply: FastifyReply, body: unknown) => reply.type(A2A_CONTENT_TYPE).send(JSON.stringify(body))
+  const signalOf = (reply: FastifyReply): AbortSignal => {
+    const controller = new AbortController()
+    reply.raw.once('close', () => controller.abort())
+    return controller.signal
+  }
+  const stream = (reply: FastifyReply, items: AsyncIterable<StreamItem>) =>
+    serveStream({
+      reply,
+      server,
+      items,
+      encode: (item) => JSON.stringify(item.response),
+      encodeError: (failure) => ({ event: 'error', data: JSON.stringify(restErrorBody(failure)) }),
+    })
+  const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
+    const signal = signalOf(reply)
+    return stream(reply, await ops.openSubscription({ id }, lastEventId(request), signal))
+  }
+  const noRoute = (request: FastifyRequest) =>
+    a2aFailure('MethodNotFoundError', `no A2A operation at ${request.method} ${request.url.split('?')[0]}`)
+
+  app.setErrorHandler((error, _request, reply) => sendFailure(reply, toA2aFailure(error)))
+  app.setNotFoundHandler((request, reply) => sendFailure(reply, noRoute(request)))
+  app.addHook('preHandler', async (request) => assertVersion(request, server.a2aAssumeVersion))
+
+  app.post('/message::send', async (request, reply) =>
+    send(reply, await ops.sendMessage(request.body, signalOf(reply))),
+  )
+
+  app.post('/message::stream', async (request, reply) =>
+    stream(reply, await ops.openMessageStream(request.body, signalOf(reply))),
+  )
+
+  app.get<{ Querystring: Query }>('/tasks', async (request, reply) => {
+    const params = fromQuery(request.query, {
+      strings: ['contextId', 'status', 'pageToken', 'statusTimestampAfter'],
+      ints: ['pageSize', 'historyLength'],
+      bools: ['includeArtifacts'],
+    })
+    // A numeric status (the enum number) is ProtoJSON too.
+    const status = (params as { status?: unknown }).status
+    if (typeof status === 'string' && /^\d+$/.test(status))
+      (params as { status?: unknown }).status = Number(status)
+    return send(reply, await ops.listTasks(params))
+  })
+
+  app.get<{ Params: { target: string }; Querystring: Query }>('/tasks/:target', async (request, reply) => {
+    const { id, verb } = splitVerb(request.params.target)
+    if (verb === 'subscribe') return subscribe(request, reply, id)
+    if (verb !== undefined) return sendFailure(reply, noRoute(request))
+    const query = fromQuery(request.query, { ints: ['historyLength'] })
+    return send(reply, await ops.getTask({ ...query, id }))
+  })
+
+  app.post<{ Params: { target: string } }>('/tasks/:target', async (request, reply) => {
+    const { id, verb } = splitVerb(request.params.target)
+    if (verb === 'cancel') return send(reply, await ops.cancelTask(withPath(request.body, { id })))
+    if (verb === 'subscribe') return subscribe(request, reply, id)
+    return sendFailure(reply, noRoute(request))
+  })
+
+  app.post<{ Params: { taskId: string } }>('/tasks/:taskId/pushNotificationConfigs', async (request, reply) =>
+    send(reply, await ops.createPushConfig(withPath(request.body, { taskId: request.params.taskId }))),
+  )
+
+  app.get<{ Params: { taskId: string }; Querystring: Query }>(
+    '/tasks/:taskId/pushNotificationConfigs',
+    async (request, reply) => {
+      const query = fromQuery(request.query, { ints: ['pageSize'], strings: ['pageToken'] })
+      return send(reply, await ops.listPushConfigs({ ...query, taskId: request.params.taskId }))
+    },
+  )
+
+  app.get<{ Params: { taskId: string; configId: string } }>(
+    '/tasks/:taskId/pushNotificationConfigs/:configId',
+    async (request, reply) =>
+      send(reply, await ops.getPushConfig({ taskId: request.params.taskId, id: request.params.configId })),
+  )
+
+  app.delete<{ Params: { taskId: string; configId: string } }>(
+    '/tasks/:taskId/pushNotificationConfigs/:configId',
+    async (request, reply) => {
+      await ops.deletePushConfig({ taskId: request.params.taskId, id: request.params.configId })
+      return send(reply, {})
+    },
+  )
+
+  app.get('/extendedAgentCard', async () => ops.getExtendedCard({}))
+}

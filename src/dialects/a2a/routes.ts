@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify'
+import { sendCard } from '../../http/card-cache.ts'
+import type { AgentMount, ServerContext } from '../../http/context.ts'
+import { JSONRPC_PATH, REST_PATH } from './card.ts'
+import { a2aJsonRpcRoutes } from './jsonrpc-routes.ts'
+import { A2aOperations } from './operations.ts'
+import { a2aRestRoutes } from './rest-routes.ts'
+
+/**
+ * The A2A 1.0 dialect for one mounted agent: the public card at the well-known path (never
+ * version-gated: a client reads it to learn which version to speak), and both bindings, each an
+ * encapsulated plugin with its own error format, over one set of operations.
+ */
+export const a2aRoutes = async (
+  app: FastifyInstance,
+  options: { mount: AgentMount; server: ServerContext },
+) => {
+  const { mount, server } = options
+  const operations = new A2aOperations({ mount, server })
+
+  app.get('/.well-known/agent-card.json', (request, reply) =>
+    sendCard(request, reply, operations.card(), server.startedAt),
+  )
+
+  await app.register(a2aJsonRpcRoutes, { prefix: JSONRPC_PATH, operations, server })
+  await app.register(a2aRestRoutes, { prefix: REST_PATH, operations, server })
+}

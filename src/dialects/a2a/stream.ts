@@ -1,0 +1,112 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ServerContext } from '../../http/context.ts'
+import { pipeFrames, type SseFrame, SseStream } from '../../http/sse.ts'
+import { SwitchboardError } from '../../model/errors.ts'
+import type { TaskEvent } from '../../model/events.ts'
+import { applyEvent } from '../../model/fold.ts'
+import { isTerminal, type TaskState } from '../../model/states.ts'
+import type { Task } from '../../model/task.ts'
+import { type A2aFailure, toA2aFailure } from './errors.ts'
+import { streamItemsOf, toA2aTask } from './mapping.ts'
+import type { StreamItem } from './wire.ts'
+
+/**
+ * When an A2A stream ends: at a terminal state, and right after it reports INPUT_REQUIRED (the
+ * client must send a message to go on; digest §3.2). AUTH_REQUIRED keeps it open because the
+ * credential may arrive out of band.
+ */
+const endsStream = (state: TaskState): boolean => isTerminal(state) || state === 'INPUT_REQUIRED'
+
+export interface LiveStreamOptions {
+  /** The task as the stream starts; its first item. */
+  snapshot: Task
+  /** Events after the snapshot's version, or none when the stream ends at the snapshot. */
+  events: AsyncIterable<TaskEvent> | undefined
+  baseUrl: string
+  historyLength?: number | undefined
+}
+
+/** The Task first, then every later event as updates, until the task is terminal or waits for input. */
+export async function* liveStream(options: LiveStreamOptions): AsyncGenerator<StreamItem> {
+  const { snapshot, events, baseUrl } = options
+  yield {
+    id: snapshot.version,
+    response: { task: toA2aTask(snapshot, { baseUrl, historyLength: options.historyLength }) },
+  }
+  if (!events) return
+  yield* updates(events, structuredClone(snapshot), 0, baseUrl)
+}
+
+/**
+ * Beyond the spec: a resumed subscription (Last-Event-ID) replays exactly the events after that
+ * sequence, with no Task snapshot, so a client that kept its state misses nothing and sees nothing
+ * twice. `folded` starts empty and takes every event from the first, so each update shows the
+ * task as it was at that event.
+ */
+export const resumedStream = (
+  events: AsyncIterable<TaskEvent>,
+  folded: Task,
+  afterSeq: number,
+  baseUrl: string,
+): AsyncGenerator<StreamItem> => updates(events, folded, afterSeq, baseUrl)
+
+async function* updates(
+  events: AsyncIterable<TaskEvent>,
+  folded: Task,
+  afterSeq: number,
+  baseUrl: string,
+): AsyncGenerator<StreamItem> {
+  for await (const event of events) {
+    applyEvent(folded, event)
+    if (event.seq <= afterSeq) continue
+    yield* streamItemsOf(event, folded, baseUrl)
+    if (event.kind === 'status' && endsStream(event.state)) return
+  }
+}
+
+/** `Last-Event-ID`: the sequence of the last event the client holds; undefined when not resuming. */
+export const lastEventId = (request: FastifyRequest): number | undefined => {
+  const header = request.headers['last-event-id']
+  if (header === undefined || header === '') return undefined
+  const value = Number(header)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new SwitchboardError(
+      'INVALID_REQUEST',
+      `Last-Event-ID must be a non-negative integer, got "${String(header).slice(0, 40)}"`,
+    )
+  }
+  return value
+}
+
+export interface ServeStreamOptions {
+  reply: FastifyReply
+  server: ServerContext
+  items: AsyncIterable<StreamItem>
+  /** The `data:` of an item in this binding's envelope. */
+  encode: (item: StreamItem) => string
+  /** The frame reporting a failure after the stream has started. */
+  encodeError: (failure: A2aFailure) => SseFrame
+}
+
+/**
+ * Writes the items as SSE, `id:` being the task's event sequence. Everything that can fail before
+ * the first event has already happened, so errors here are mid-stream: one error frame, then close.
+ */
+export const serveStream = async (options: ServeStreamOptions): Promise<void> => {
+  const { reply, server, items, encode, encodeError } = options
+  reply.hijack()
+  const stream = new SseStream(reply.raw, server.heartbeats, () => ': ping\n\n')
+  stream.open()
+  async function* frames(): AsyncGenerator<SseFrame> {
+    try {
+      for await (const item of items) {
+        yield item.id === undefined ? { data: encode(item) } : { id: item.id, data: encode(item) }
+      }
+    } catch (error) {
+      const failure = toA2aFailure(error)
+      if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A stream failed')
+      yield encodeError(failure)
+    }
+  }
+  await pipeFrames(stream, frames(), server.stallMs)
+}
