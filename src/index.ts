@@ -1,0 +1,20 @@
+/**
+ * `switchboard`: the protocol-neutral model and the agent authoring API. The server is
+ * `switchboard/server`, the client `switchboard/client`.
+ */
+export type { ArtifactSpec, FetchedFile, LogLevelName, TaskContext } from './agent/context.ts'
+export {
+  type AgentDefinition,
+  AgentError,
+  type AgentSkill,
+  type AgentSpec,
+  defineAgent,
+  type NotificationConfig,
+  TaskRejection,
+} from './agent/define.ts'
+export type { Artifact, ArtifactType } from './model/artifacts.ts'
+export { ERROR_CODES, type ErrorCode, SwitchboardError, type TaskError } from './model/errors.ts'
+export type { EventBody, JsonObject, LogLevel, TaskEvent } from './model/events.ts'
+export { data, file, type Message, type Part, text } from './model/parts.ts'
+export { isTerminal, TASK_STATES, type TaskState } from './model/states.ts'
+export type { Answer, Task } from './model/task.ts'
