@@ -79,7 +79,7 @@ export interface Store {
   settleDelivery(owner: string, deliveryId: string, outcome: DeliveryOutcome): Promise<void>
   listDeliveries(query: ListDeliveriesQuery): Promise<Delivery[]>
   getDelivery(deliveryId: string): Promise<Delivery | undefined>
-  /** Puts a dead delivery back to pending with a fresh attempt count. */
+  /** Puts a dead delivery back to pending as if new: its attempt count and its age (createdAt) restart. */
   retryDelivery(deliveryId: string): Promise<Delivery | undefined>
   countDeliveries(): Promise<Record<DeliveryState, number>>
 }

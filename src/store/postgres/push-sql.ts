@@ -94,7 +94,7 @@ export const pushSql = (s: string) => ({
 
   retryDelivery: statement(
     'sb_retry_delivery',
-    `UPDATE ${s}.deliveries SET state = 'pending', attempts = 0, next_attempt_at = now(), last_error = NULL,
+    `UPDATE ${s}.deliveries SET state = 'pending', attempts = 0, next_attempt_at = now(), created_at = now(), last_error = NULL,
        claim_owner = NULL, claim_expires_at = NULL
      WHERE id = :id AND state = 'dead'
      RETURNING ${DELIVERY_COLUMNS}`,

@@ -385,7 +385,7 @@ export class SqliteStore implements Store {
   }
 
   async retryDelivery(deliveryId: string): Promise<Delivery | undefined> {
-    const result = this.#sql.retryDelivery.run(Date.now(), deliveryId)
+    const result = this.#sql.retryDelivery.run(Date.now(), nowIso(), deliveryId)
     return result.changes === 1 ? this.getDelivery(deliveryId) : undefined
   }
 
@@ -551,7 +551,7 @@ const prepare = (db: Database.Database) => ({
     ORDER BY created_at DESC, seq DESC LIMIT ?3`),
   delivery: db.prepare('SELECT * FROM deliveries WHERE id = ?'),
   retryDelivery:
-    db.prepare(`UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL,
+    db.prepare(`UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, created_at = ?, last_error = NULL,
     claim_owner = NULL, claim_expires_at = NULL WHERE id = ? AND state = 'dead'`),
   countDeliveries: db.prepare('SELECT state, count(*) AS n FROM deliveries GROUP BY state'),
 })

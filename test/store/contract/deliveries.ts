@@ -126,8 +126,11 @@ export const deliveryCases = (store: CurrentStore): void => {
       const [next] = await claim('pusher-1')
       assert.equal(next?.seq, 3)
 
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      const retriedAt = new Date().toISOString()
       const retried = await store().retryDelivery(first.id)
       assert.equal(retried?.id, first.id)
+      assert.ok(retried!.createdAt >= retriedAt, 'its age restarts, so maxAgeMs does not kill it at once')
       assert.equal(retried?.state, 'pending')
       assert.equal(retried?.attempts, 0)
       assert.equal(retried?.lastError, undefined)
