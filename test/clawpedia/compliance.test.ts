@@ -14,8 +14,8 @@ import {
   validateClawpediaTask,
 } from '../helpers/clawpedia-schemas.ts'
 import { request, startServer, type TestServer } from '../helpers/server.ts'
-import { startReceiver } from '../push/helpers.ts'
 import { readSse } from '../helpers/sse.ts'
+import { startReceiver } from '../push/helpers.ts'
 
 let server: TestServer
 const agent = (slug: string) => `${server.url}/agents/${slug}`
@@ -288,7 +288,9 @@ describe('Upon task status change, a valid push notification is sent to the conf
   it('posts task.status.updated with the full task and the auth header, once per status change, in order', async () => {
     const receiver = await startReceiver()
     const pushed = await startServer({
-      notifications: { 'report-builder': { endpointUrl: receiver.url, authHeader: 'Authorization: Bearer hook-token' } },
+      notifications: {
+        'report-builder': { endpointUrl: receiver.url, authHeader: 'Authorization: Bearer hook-token' },
+      },
     })
     try {
       const base = `${pushed.url}/agents/report-builder`
@@ -301,7 +303,8 @@ describe('Upon task status change, a valid push notification is sent to the conf
       await statusesUntil(base, created.task_id)
       const expected = ['SUBMITTED', 'WORKING', 'INPUT_REQUIRED', 'WORKING', 'COMPLETED']
       const deadline = Date.now() + 5000
-      while (receiver.received.length < expected.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      while (receiver.received.length < expected.length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
       assert.equal(receiver.received.length, expected.length)
       const bodies = receiver.received.map((r) => JSON.parse(r.body))
       assert.deepEqual(

@@ -56,7 +56,8 @@ describe('restart after kill -9', () => {
           assert.equal(task.status, 'COMPLETED', 'a retryable agent re-runs the interrupted task')
         } else {
           assert.ok(
-            task.status === 'COMPLETED' || (task.status === 'FAILED' && task.error.code === 'AGENT_INTERRUPTED'),
+            task.status === 'COMPLETED' ||
+              (task.status === 'FAILED' && task.error.code === 'AGENT_INTERRUPTED'),
             `fragile task ended ${task.status} ${JSON.stringify(task.error)}`,
           )
         }
@@ -69,7 +70,8 @@ describe('restart after kill -9', () => {
   it('a task killed while WORKING fails with AGENT_INTERRUPTED, or re-runs when its agent is retryable', async () => {
     const dataDir = freshDir()
     const first = await start(dataDir)
-    const fragile = (await request(`${first.url}/agents/fragile/tasks`, { body: { input: { ms: 60_000 } } })).body.task_id
+    const fragile = (await request(`${first.url}/agents/fragile/tasks`, { body: { input: { ms: 60_000 } } }))
+      .body.task_id
     const retryable = (
       await request(`${first.url}/agents/long-runner/tasks`, { body: { input: { steps: 3, step_ms: 200 } } })
     ).body.task_id
@@ -101,8 +103,9 @@ describe('restart after kill -9', () => {
     const dataDir = freshDir()
     const first = await start(dataDir)
     const base = (url: string) => `${url}/agents/report-builder`
-    const id = (await request(`${base(first.url)}/tasks`, { body: { input: { subject: 'glaciers', author: 'Ida' } } }))
-      .body.task_id
+    const id = (
+      await request(`${base(first.url)}/tasks`, { body: { input: { subject: 'glaciers', author: 'Ida' } } })
+    ).body.task_id
     await readSse(`${base(first.url)}/tasks/${id}/stream`, {
       stopWhen: (e) => e.event === 'status' && JSON.parse(e.data).status === 'INPUT_REQUIRED',
     })
@@ -122,7 +125,11 @@ describe('restart after kill -9', () => {
       assert.deepEqual(done.output, { title: 'Report: glaciers', sections: ['Formation', 'Retreat'] })
       const { events } = await readSse(`${base(second.url)}/tasks/${id}/stream`)
       const logs = events.filter((e) => e.event === 'log').map((e) => JSON.parse(e.data).message)
-      assert.deepEqual(logs, ['Planning a report on glaciers', 'Writing 2 sections'], 'replay emitted nothing twice')
+      assert.deepEqual(
+        logs,
+        ['Planning a report on glaciers', 'Writing 2 sections'],
+        'replay emitted nothing twice',
+      )
       const { body } = await request(`${base(second.url)}/tasks/${id}/artifacts`)
       assert.equal(body.artifacts.length, 1)
       assert.match(await (await fetch(body.artifacts[0].content)).text(), /_by Ida_[\s\S]*## 2\. Retreat/)
@@ -134,7 +141,8 @@ describe('restart after kill -9', () => {
   it('SIGTERM shuts down gracefully: a non-retryable running task is failed, not left WORKING', async () => {
     const dataDir = freshDir()
     const first = await start(dataDir)
-    const id = (await request(`${first.url}/agents/fragile/tasks`, { body: { input: { ms: 60_000 } } })).body.task_id
+    const id = (await request(`${first.url}/agents/fragile/tasks`, { body: { input: { ms: 60_000 } } })).body
+      .task_id
     await readSse(`${first.url}/agents/fragile/tasks/${id}/stream`, { stopWhen: (e) => e.event === 'log' })
     assert.equal(await first.stop(), 0)
     const second = await start(dataDir)

@@ -51,13 +51,16 @@ export const ARTIFACT_SCHEMA = {
     },
   },
   required: ['artifact_id', 'task_id', 'type', 'content', 'metadata'],
-  if: { properties: { type: { const: 'file' } } },
-  then: {
-    properties: {
-      content: { format: 'uri' },
-      metadata: { required: ['created_at', 'filename', 'mime_type'] },
+  // "a file artifact has a URI as content, a filename and a media type", written as (not file) or that.
+  anyOf: [
+    { properties: { type: { not: { const: 'file' } } } },
+    {
+      properties: {
+        content: { format: 'uri' },
+        metadata: { required: ['created_at', 'filename', 'mime_type'] },
+      },
     },
-  },
+  ],
 }
 
 export const TIMESTAMP_PATTERN = new RegExp(TIMESTAMP)

@@ -14,7 +14,10 @@ export interface ServerProcess {
 }
 
 /** Starts `switchboard serve` as a real process and resolves once it prints its URL. */
-export const spawnServer = async (args: string[], env: Record<string, string> = {}): Promise<ServerProcess> => {
+export const spawnServer = async (
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ServerProcess> => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
@@ -38,7 +41,7 @@ export const spawnServer = async (args: string[], env: Record<string, string> = 
       }
     }
     child.stdout!.on('data', check)
-    exited.then(() => reject(new Error(`server exited:\n${output}`)))
+    void exited.then(() => reject(new Error(`server exited:\n${output}`)))
   })
   return {
     url,

@@ -40,6 +40,7 @@ export const startServer = async (
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely
 export interface JsonResponse<T = any> {
   status: number
   headers: Headers
@@ -47,6 +48,7 @@ export interface JsonResponse<T = any> {
 }
 
 /** A JSON request; the body is parsed when the response is JSON, else returned as text. */
+// biome-ignore lint/suspicious/noExplicitAny: as above
 export const request = async <T = any>(
   url: string,
   init: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},

@@ -9,9 +9,12 @@ describe('the error catalogue', () => {
 
   it('every code is documented in docs/errors.md with its HTTP status, and no stale code is listed', () => {
     const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
-    const documented = new Map([...doc.matchAll(/^\| `([A-Z_]+)` \| (\d*) \|/gm)].map((m) => [m[1]!, m[2]!]))
+    const documented = new Map(
+      [...doc.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*(\d*)\s*\|/gm)].map((m) => [m[1]!, m[2]!]),
+    )
     assert.deepEqual([...documented.keys()].sort(), codes)
-    for (const code of codes) assert.equal(documented.get(code), String(HTTP_STATUS[code as keyof typeof HTTP_STATUS]), code)
+    for (const code of codes)
+      assert.equal(documented.get(code), String(HTTP_STATUS[code as keyof typeof HTTP_STATUS]), code)
   })
 
   it('every code has an HTTP status, and only catalogue codes are mapped', () => {

@@ -14,7 +14,9 @@ const files = createServer((req, res) => {
     res.end(`n\n${'1\n'.repeat(9 * 1024 * 1024)}`)
     return
   }
-  res.writeHead(req.url === '/data.csv' ? 200 : 404, { 'content-type': 'text/csv' }).end('name,score\nada,3\nalan,5\n')
+  res
+    .writeHead(req.url === '/data.csv' ? 200 : 404, { 'content-type': 'text/csv' })
+    .end('name,score\nada,3\nalan,5\n')
 })
 files.on('connection', () => {
   connections += 1
@@ -42,7 +44,11 @@ describe('ctx.fetchFile', () => {
   it('is refused before connecting when the address is not allowed (the production default)', async () => {
     const server = await startServer({ outbound: { allow: [] } })
     try {
-      for (const url of [`${fileUrl}/data.csv`, 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:127.0.0.1]:1/x']) {
+      for (const url of [
+        `${fileUrl}/data.csv`,
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::ffff:127.0.0.1]:1/x',
+      ]) {
         const task = await finished(server, { csv_url: url })
         assert.equal(task.status, 'FAILED')
         assert.equal(task.error.code, 'URL_NOT_ALLOWED', url)

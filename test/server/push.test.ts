@@ -42,11 +42,17 @@ describe('push notifications end to end', () => {
     const ids: string[] = []
     for (let batch = 0; batch < 10; batch++) {
       const created = await Promise.all(
-        Array.from({ length: 100 }, () => request(`${base}/tasks`, { body: { input: { steps: 1, step_ms: 0 } } })),
+        Array.from({ length: 100 }, () =>
+          request(`${base}/tasks`, { body: { input: { steps: 1, step_ms: 0 } } }),
+        ),
       )
       for (const response of created) ids.push(response.body.task_id)
     }
-    await eventually(async () => (receiver.received.length >= 3000 ? true : undefined), 60_000, '3,000 notifications')
+    await eventually(
+      async () => (receiver.received.length >= 3000 ? true : undefined),
+      60_000,
+      '3,000 notifications',
+    )
     await new Promise((resolve) => setTimeout(resolve, 200))
     const byTask = seqsByTask(receiver)
     assert.equal(byTask.size, 1000)
@@ -55,7 +61,11 @@ describe('push notifications end to end', () => {
       const seqs = byTask.get(id)!
       const unique = [...new Set(seqs)]
       duplicates += seqs.length - unique.length
-      assert.deepEqual(unique, [...unique].sort((a, b) => a - b), `task ${id} out of order: ${seqs}`)
+      assert.deepEqual(
+        unique,
+        [...unique].sort((a, b) => a - b),
+        `task ${id} out of order: ${seqs}`,
+      )
       assert.equal(unique.length, 3, `task ${id}: ${seqs}`)
     }
     assert.equal(duplicates, 0, 'no duplicate deliveries in normal operation')
@@ -89,7 +99,8 @@ describe('push notifications end to end', () => {
       push: { maxAttempts: 2, baseMs: 10, capMs: 20, pollMs: 20 },
     })
     cleanup.push(() => server.close())
-    const task = (await request(`${server.url}/tasks`, { body: { input: { topic: 'x', filename: 'x.py' } } })).body
+    const task = (await request(`${server.url}/tasks`, { body: { input: { topic: 'x', filename: 'x.py' } } }))
+      .body
     const dead = await eventually(async () => {
       const { body } = await request(`${server.url}/admin/deliveries?state=dead`)
       return body.deliveries.length >= 1 ? body.deliveries : undefined
@@ -133,7 +144,10 @@ describe('push notifications end to end', () => {
     const server = await startServer({ admin: { token: 'adm1n' } })
     cleanup.push(() => server.close())
     assert.equal((await request(`${server.url}/admin/deliveries`)).status, 401)
-    assert.equal((await request(`${server.url}/admin/deliveries`, { headers: { authorization: 'Bearer nope' } })).status, 401)
+    assert.equal(
+      (await request(`${server.url}/admin/deliveries`, { headers: { authorization: 'Bearer nope' } })).status,
+      401,
+    )
     const ok = await request(`${server.url}/admin/deliveries`, { headers: { authorization: 'Bearer adm1n' } })
     assert.equal(ok.status, 200)
   })
@@ -153,7 +167,9 @@ describe('push notifications end to end', () => {
     const first = await spawnServer([], env)
     const ids: string[] = []
     for (let i = 0; i < 25; i++) {
-      const { body } = await request(`${first.url}/tasks`, { body: { input: { topic: `t${i}`, filename: 'a.py' } } })
+      const { body } = await request(`${first.url}/tasks`, {
+        body: { input: { topic: `t${i}`, filename: 'a.py' } },
+      })
       ids.push(body.task_id)
     }
     for (const id of ids) await readSse(`${first.url}/tasks/${id}/stream`)
@@ -165,7 +181,10 @@ describe('push notifications end to end', () => {
     cleanup.push(async () => {
       await second.stop()
     })
-    await eventually(async () => (seqsByTask(receiver).size === 25 && receiver.received.length >= 75 ? true : undefined), 15_000)
+    await eventually(
+      async () => (seqsByTask(receiver).size === 25 && receiver.received.length >= 75 ? true : undefined),
+      15_000,
+    )
     const byTask = seqsByTask(receiver)
     for (const id of ids) {
       const unique = [...new Set(byTask.get(id))]
