@@ -14,7 +14,14 @@ export interface FileConfig {
   outboundAllow?: string[]
   pushSigningSecret?: string
   /** Push retry tuning (milliseconds and counts), see docs/push.md. */
-  push?: { baseMs?: number; capMs?: number; maxAttempts?: number; maxAgeMs?: number; timeoutMs?: number; concurrency?: number }
+  push?: {
+    baseMs?: number
+    capMs?: number
+    maxAttempts?: number
+    maxAgeMs?: number
+    timeoutMs?: number
+    concurrency?: number
+  }
 }
 
 export const readConfigFile = (path: string | undefined): FileConfig => {
