@@ -1,6 +1,6 @@
 /**
  * Structural checks of what we emit against the published A2A v1.0.1 JSON Schema
- * (shared/spec/a2a.json, draft 2020-12). The file is defective as published (see SOURCE.md): every
+ * (test/fixtures/spec/a2a-v1.0.1.json, draft 2020-12). The file is defective as published (see SOURCE.md): every
  * `$ref` names a missing external file, so each is rewritten to the local definition whose key,
  * spaces removed, is the message name. It has no `required` lists and does not enforce oneofs,
  * so `checkA2a` adds the proto's REQUIRED fields and oneof rules on top.
@@ -15,7 +15,7 @@ import addFormatsModule from 'ajv-formats'
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
 const here = dirname(fileURLToPath(import.meta.url))
-const SCHEMA_PATH = process.env.A2A_SCHEMA ?? join(here, '../../../shared/spec/a2a.json')
+const SCHEMA_PATH = process.env.A2A_SCHEMA ?? join(here, '../fixtures/spec/a2a-v1.0.1.json')
 
 type Json = Record<string, unknown>
 
