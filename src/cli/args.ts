@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import type { ConnectOptions } from '../client/connect.ts'
+import { INTERFACE_KINDS, type InterfaceKind } from '../client/types.ts'
+import type { JsonObject } from '../model/events.ts'
+import { isTaskState, TASK_STATES, type TaskState } from '../model/states.ts'
+import { UsageError } from './exit-codes.ts'
+
+/** A JSON object given inline or as `@file` (`@-` reads stdin). */
+export const jsonObjectArg = (value: string, what: string): JsonObject => {
+  let text = value
+  if (value.startsWith('@')) {
+    const path = value.slice(1)
+    try {
+      text = readFileSync(path === '-' ? 0 : path, 'utf8')
+    } catch (error) {
+      throw new UsageError(`${what}: cannot read ${path}: ${(error as Error).message}`)
+    }
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`${what} is not valid JSON: ${(error as Error).message}`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${what} must be a JSON object`)
+  }
+  return parsed as JsonObject
+}
+
+export const urlArg = (value: string, what = 'the URL'): string => {
+  try {
+    const url = new URL(value)
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`${what} "${value}" is not an http(s) URL`)
+}
+
+export const positiveInt = (value: string, what: string): number => {
+  const number = Number(value)
+  if (!Number.isSafeInteger(number) || number <= 0)
+    throw new UsageError(`${what} must be a positive integer, got "${value}"`)
+  return number
+}
+
+export const stateArg = (value: string): TaskState => {
+  const upper = value
+    .toUpperCase()
+    .replace(/-/g, '_')
+    .replace(/^CANCELED$/, 'CANCELLED')
+  if (!isTaskState(upper)) throw new UsageError(`--state must be one of ${TASK_STATES.join(', ')}`)
+  return upper
+}
+
+/** `Name: value` lines, as curl takes them. */
+export const headerArgs = (lines: string[] = []): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const line of lines) {
+    const colon = line.indexOf(':')
+    if (colon <= 0) throw new UsageError(`--header "${line}" is not "Name: value"`)
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return headers
+}
+
+export const preferArg = (value: string | undefined): InterfaceKind[] | undefined => {
+  if (value === undefined) return undefined
+  const kinds = value.split(',').map((kind) => kind.trim().toLowerCase())
+  for (const kind of kinds) {
+    if (!(INTERFACE_KINDS as readonly string[]).includes(kind)) {
+      throw new UsageError(
+        `--prefer takes a comma-separated list of ${INTERFACE_KINDS.join(', ')}; "${kind}" is none`,
+      )
+    }
+  }
+  return kinds as InterfaceKind[]
+}
+
+/** The options every command that talks to an agent shares. */
+export interface AgentFlags {
+  json?: boolean
+  timeout?: string
+  prefer?: string
+  header?: string[]
+}
+
+export const withAgentOptions = (command: Command): Command =>
+  command
+    .option('--json', 'machine-readable output (JSON; one JSON object per line when following)')
+    .option('--timeout <ms>', 'per-call timeout in milliseconds', '30000')
+    .option('--prefer <kinds>', 'interface preference, comma-separated (default jsonrpc,rest,clawpedia)')
+    .option('-H, --header <line...>', 'extra request header "Name: value" (repeatable), e.g. credentials')
+
+export const connectOptionsOf = (flags: AgentFlags): ConnectOptions => {
+  const prefer = preferArg(flags.prefer)
+  return {
+    timeoutMs: positiveInt(flags.timeout ?? '30000', '--timeout'),
+    headers: headerArgs(flags.header),
+    ...(prefer && { prefer }),
+  }
+}

@@ -1,0 +1,62 @@
+import type { TaskState } from '../model/states.ts'
+
+/** What the `switchboard` process exit status means; scripts switch on these. */
+export const EXIT = {
+  /** Done; a followed task COMPLETED. */
+  OK: 0,
+  /** A followed task ended FAILED, CANCELLED or REJECTED. */
+  TASK_UNSUCCESSFUL: 1,
+  /** The command line is wrong (unknown option, missing argument, bad JSON). */
+  USAGE: 2,
+  /** The agent or server could not be reached (refused, DNS, TLS, timeout). */
+  CONNECTION: 3,
+  /** The agent or server answered with an error, or with something the protocol does not allow. */
+  PROTOCOL: 4,
+  /** A followed task is waiting for input (INPUT_REQUIRED or AUTH_REQUIRED). */
+  INPUT_REQUIRED: 5,
+} as const
+
+/** A command-line mistake: reported with the usage hint, exit 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+/** The exit status for where a followed task stopped. */
+export const exitCodeOfState = (state: TaskState): number => {
+  switch (state) {
+    case 'COMPLETED':
+      return EXIT.OK
+    case 'FAILED':
+    case 'CANCELLED':
+    case 'REJECTED':
+      return EXIT.TASK_UNSUCCESSFUL
+    case 'INPUT_REQUIRED':
+    case 'AUTH_REQUIRED':
+      return EXIT.INPUT_REQUIRED
+    default:
+      return EXIT.OK
+  }
+}
+
+const CONNECTION_CODES = new Set(['CONNECTION_FAILED', 'TIMEOUT', 'STREAM_LOST'])
+
+/** The exit status for an error: usage, connection, or what the other side said. */
+export const exitCodeOfError = (error: unknown): number => {
+  if (error instanceof UsageError) return EXIT.USAGE
+  const code = (error as { code?: unknown })?.code
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return EXIT.CONNECTION
+  if (code === 'INVALID_REQUEST' && (error as { status?: unknown }).status === undefined) return EXIT.USAGE
+  return EXIT.PROTOCOL
+}
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  done; a followed task COMPLETED
+  1  a followed task ended FAILED, CANCELLED or REJECTED
+  2  bad usage (unknown option, missing argument, invalid JSON or URL)
+  3  the agent or server could not be reached (refused, DNS, TLS, timeout, stream lost)
+  4  the agent or server answered with an error, or broke its protocol
+  5  a followed task waits for input (INPUT_REQUIRED / AUTH_REQUIRED)`

@@ -1,0 +1,116 @@
+import type { Dispatcher } from 'undici'
+import { compileSchema, type Validator } from '../engine/json-schema.ts'
+import type { JsonObject } from '../model/events.ts'
+import { Agent } from './agent.ts'
+import { type Discovery, discover } from './card.ts'
+import type { CardCache } from './card-cache.ts'
+import type { DownloadOptions } from './download.ts'
+import { ClientError, OutputSchemaError } from './errors.ts'
+import { followSettings, type HeartbeatOptions, type PollOptions, type ReconnectOptions } from './follow.ts'
+import type { HttpSettings } from './http.ts'
+import { Interfaces, selectInterfaces } from './interfaces.ts'
+import { OriginPolicy } from './origins.ts'
+import type { HandleContext } from './task-handle.ts'
+import { type CallOptions, INTERFACE_KINDS, type InterfaceKind, type RemoteTask } from './types.ts'
+
+export interface ConnectOptions extends CallOptions {
+  /** Interface kinds in order of preference. Default ['jsonrpc', 'rest', 'clawpedia']. */
+  prefer?: InterfaceKind[]
+  /** When set, only these origins are contacted: the agent URL, its cards and every interface. */
+  allowOrigins?: string[]
+  /** Headers for every request to the agent (credentials); never sent to other origins. */
+  headers?: Record<string, string>
+  /** Card cache (ETag revalidation, Cache-Control max-age). Default: one per process; false: none. */
+  cache?: CardCache | false
+  /** The schema COMPLETED output must satisfy. Default: the Clawpedia card's output_schema; false: none. */
+  outputSchema?: JsonObject | false
+  /** SSE reconnection: jittered exponential backoff. */
+  reconnect?: ReconnectOptions
+  /** Expected ping interval; silence for `missed` intervals means a dead stream. */
+  heartbeat?: HeartbeatOptions
+  /** Polling backoff, for agents that do not stream. */
+  poll?: PollOptions
+  /** Defaults for downloads (the SSRF guard's allowances and the size cap). */
+  download?: Omit<DownloadOptions, 'to' | 'signal' | 'timeoutMs'>
+  /** An undici dispatcher for the agent calls (proxies, custom TLS). */
+  dispatcher?: Dispatcher
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000
+
+/** The output check: our own agents' outputs always pass; a foreign agent's may not. */
+const outputChecker = (
+  discovery: Discovery,
+  option: JsonObject | false | undefined,
+): ((task: RemoteTask) => void) => {
+  const schema = option === false ? undefined : (option ?? discovery.clawpedia?.card.output_schema)
+  if (!schema) return () => {}
+  let validate: Validator
+  try {
+    validate = compileSchema(schema)
+  } catch (error) {
+    // A card whose output schema does not compile cannot be held against the agent's outputs.
+    discovery.warnings.push(
+      `the output schema does not compile and is not checked: ${(error as Error).message}`,
+    )
+    return () => {}
+  }
+  return (task) => {
+    const violations = validate(task.output ?? {}, '/output')
+    if (violations.length > 0) throw new OutputSchemaError(task, violations)
+  }
+}
+
+/**
+ * Connects to an agent: reads its card (`{url}/.well-known/agent-card.json`, then
+ * `{url}/agent-card.json`; `url` may also be a card URL), checks it against its protocol's
+ * schema, picks the interfaces to use (preference, then card order; the next one when one cannot
+ * be reached) and returns the agent. Cards are cached per HTTP caching rules.
+ */
+export const connect = async (url: string, options: ConnectOptions = {}): Promise<Agent> => {
+  const prefer = options.prefer ?? [...INTERFACE_KINDS]
+  const unknown = prefer.filter((kind) => !INTERFACE_KINDS.includes(kind))
+  if (prefer.length === 0 || unknown.length > 0) {
+    throw new ClientError('INVALID_REQUEST', `prefer must list some of ${INTERFACE_KINDS.join(', ')}`)
+  }
+  const origins = new OriginPolicy(options.allowOrigins)
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const http: HttpSettings = {
+    headers: lowerCased(options.headers ?? {}),
+    timeoutMs,
+    ...(options.dispatcher && { dispatcher: options.dispatcher }),
+  }
+  const discovery = await discover(url, {
+    http,
+    origins,
+    wantClawpedia: prefer.includes('clawpedia'),
+    ...(options.cache !== undefined && { cache: options.cache }),
+    ...(options.signal && { signal: options.signal }),
+    timeoutMs,
+  })
+  const { transports, skipped } = selectInterfaces(discovery, { prefer, origins, http })
+  if (transports.length === 0) {
+    throw new ClientError(
+      'NO_USABLE_INTERFACE',
+      `the agent at ${url} offers no interface this client can use${skipped.length ? `: ${skipped.join('; ')}` : ''}`,
+      { details: { skipped } },
+    )
+  }
+  const context: HandleContext = {
+    interfaces: new Interfaces(transports),
+    follow: followSettings(options.reconnect, options.heartbeat, timeoutMs),
+    poll: options.poll ?? {},
+    timeoutMs,
+    download: {
+      trustedOrigins: [...new Set(transports.map((t) => new URL(t.url).origin))],
+      headers: http.headers,
+      timeoutMs,
+      ...(options.download && { defaults: options.download }),
+    },
+    checkOutput: outputChecker(discovery, options.outputSchema),
+  }
+  return new Agent({ interfaces: context.interfaces, context, discovery, skipped })
+}
+
+const lowerCased = (headers: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))

@@ -1,0 +1,100 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { RemoteArtifact, RemoteTask, TaskUpdate, WireItem } from './types.ts'
+
+/**
+ * Folds decoded items (from a stream, a poll or a push) into the task as this follower knows it,
+ * and says which updates they make. One folder lives as long as one `events()` iteration, across
+ * its reconnects, so an artifact or a snapshot seen twice is reported once.
+ */
+export class TaskFolder {
+  #task: RemoteTask
+  readonly #artifacts = new Map<string, RemoteArtifact>()
+  readonly #fetchArtifact: (id: string) => Promise<RemoteArtifact | undefined>
+  #snapshots = 0
+
+  constructor(task: RemoteTask, fetchArtifact: (id: string) => Promise<RemoteArtifact | undefined>) {
+    this.#task = structuredClone(task)
+    this.#fetchArtifact = fetchArtifact
+  }
+
+  get task(): RemoteTask {
+    return this.#task
+  }
+
+  async apply(item: WireItem): Promise<TaskUpdate[]> {
+    switch (item.kind) {
+      case 'task':
+        return this.#applyTask(item.task, item.snapshot)
+      case 'status': {
+        const task = this.#next()
+        task.state = item.state
+        if (item.at) task.updatedAt = item.at
+        for (const key of ['prompt', 'inputSchema', 'error'] as const) {
+          if (item[key] === undefined) delete task[key]
+          else (task as unknown as Record<string, unknown>)[key] = item[key]
+        }
+        this.#task = task
+        return [{ type: 'status', task: this.#task }]
+      }
+      case 'log':
+        return [{ type: 'log', level: item.level, message: item.message, at: item.at }]
+      case 'artifact': {
+        const artifact = item.append ? this.#appended(item.artifact) : item.artifact
+        if (item.output) this.#task = { ...this.#task, output: item.output }
+        return this.#noteArtifact(artifact)
+      }
+      case 'artifact-ref': {
+        if (this.#artifacts.has(item.artifactId)) return []
+        const artifact = await this.#fetchArtifact(item.artifactId)
+        return artifact ? this.#noteArtifact(artifact) : []
+      }
+      case 'ping':
+        return []
+    }
+  }
+
+  /**
+   * A whole task. A Clawpedia status frame is a state change, always reported. An A2A snapshot
+   * (the first item of a subscription, or of each reconnect to a server without resume) is
+   * reported the first time and then only when it differs, with the artifacts not seen yet.
+   */
+  #applyTask(incoming: RemoteTask, snapshot: boolean): TaskUpdate[] {
+    const previous = this.#task
+    const task: RemoteTask = { ...incoming }
+    if (!task.artifacts) task.artifacts = [...this.#artifacts.values()]
+    if (!task.contextId && previous.contextId) task.contextId = previous.contextId
+    if (!task.input && previous.input) task.input = previous.input
+    const first = this.#snapshots++ === 0
+    const changed = previous.state !== task.state || previous.updatedAt !== task.updatedAt
+    this.#task = task
+    // Artifacts first: a status may end the iteration, and what the task made belongs before it.
+    const updates: TaskUpdate[] = []
+    if (snapshot)
+      for (const artifact of incoming.artifacts ?? []) updates.push(...this.#noteArtifact(artifact))
+    if (!snapshot || first || changed) updates.push({ type: 'status', task: this.#task })
+    return updates
+  }
+
+  /** Records an artifact; an identical repeat (a replayed id-less frame, a snapshot) is no update. */
+  #noteArtifact(artifact: RemoteArtifact): TaskUpdate[] {
+    const seen = this.#artifacts.get(artifact.id)
+    if (seen && isDeepStrictEqual(seen, artifact)) return []
+    this.#artifacts.set(artifact.id, artifact)
+    const artifacts = (this.#task.artifacts ?? []).filter((a) => a.id !== artifact.id)
+    this.#task = { ...this.#task, artifacts: [...artifacts, artifact] }
+    return [{ type: 'artifact', artifact }]
+  }
+
+  /** A2A chunked artifacts: text chunks join up; any other part type replaces what came before. */
+  #appended(chunk: RemoteArtifact): RemoteArtifact {
+    const seen = this.#artifacts.get(chunk.id)
+    if ((seen?.type === 'text' || seen?.type === 'log') && seen.type === chunk.type) {
+      return { ...seen, text: seen.text + chunk.text }
+    }
+    return chunk
+  }
+
+  #next(): RemoteTask {
+    return { ...this.#task }
+  }
+}

@@ -1,0 +1,158 @@
+import { A2A_VERSION, type A2aCard, type A2aInterface } from '../card.ts'
+import { bareStatus, ClientError, fromJsonRpcError } from '../errors.ts'
+import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
+import { openEventStream } from '../sse.ts'
+import type {
+  CallOptions,
+  ListQuery,
+  RemoteArtifact,
+  RemoteTask,
+  SendPayload,
+  SendRequest,
+  StreamFrame,
+  StreamOptions,
+  TaskPage,
+  Transport,
+} from '../types.ts'
+import {
+  decodeSendResult,
+  decodeStreamResponse,
+  decodeTask,
+  decodeTaskPage,
+  inputMessageRequest,
+  sendMessageRequest,
+  toA2aState,
+} from './a2a-codec.ts'
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * An answer that is not a JSON-RPC response: nothing (or something else) lives at this URL, so it
+ * counts as unreachable when the status says the endpoint is missing or down.
+ */
+const notJsonRpc = (answer: JsonAnswer, url: string): ClientError =>
+  bareStatus(answer.status, `${url} answered HTTP ${answer.status}, not JSON-RPC`)
+
+const READS = new Set(['GetTask', 'ListTasks'])
+
+/** The A2A 1.0 JSON-RPC binding: one POST endpoint, PascalCase methods, SSE for the two streams. */
+export class JsonRpcTransport implements Transport {
+  readonly kind = 'jsonrpc' as const
+  readonly dialect = 'a2a' as const
+  readonly streaming: boolean
+  readonly #interface: A2aInterface
+  readonly #http: HttpSettings
+  #nextId = 1
+
+  constructor(options: { iface: A2aInterface; card: A2aCard; http: HttpSettings }) {
+    this.#interface = options.iface
+    this.#http = options.http
+    this.streaming = options.card.capabilities.streaming === true
+  }
+
+  get url(): string {
+    return this.#interface.url
+  }
+
+  /** The request envelope; an interface with a tenant puts it in every request message. */
+  #envelope(method: string, params: Record<string, unknown>): string {
+    const withTenant = this.#interface.tenant ? { ...params, tenant: this.#interface.tenant } : params
+    return JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params: withTenant })
+  }
+
+  #headers(accept: string): Record<string, string> {
+    return { 'content-type': 'application/json', accept, 'a2a-version': A2A_VERSION }
+  }
+
+  async #call(method: string, params: Record<string, unknown>, call: CallOptions): Promise<unknown> {
+    const answer = await requestJson(this.#http, this.url, {
+      method: 'POST',
+      headers: this.#headers('application/json'),
+      body: this.#envelope(method, params),
+      // Reads are safe to repeat (a POST only because JSON-RPC has one verb).
+      idempotent: READS.has(method),
+      ...call,
+    })
+    const body = answer.body
+    if (isObject(body) && body.error !== undefined) throw fromJsonRpcError(body.error, answer.status)
+    if (!isObject(body) || !('result' in body)) {
+      if (answer.status < 200 || answer.status >= 300) throw notJsonRpc(answer, this.url)
+      throw new ClientError('PROTOCOL_ERROR', `${method}: the answer is not a JSON-RPC response`, {
+        status: answer.status,
+      })
+    }
+    return body.result
+  }
+
+  async send(request: SendRequest, call: CallOptions): Promise<RemoteTask> {
+    return decodeSendResult(await this.#call('SendMessage', sendMessageRequest(request), call))
+  }
+
+  async get(taskId: string, call: CallOptions): Promise<RemoteTask> {
+    return decodeTask(await this.#call('GetTask', { id: taskId }, call))
+  }
+
+  async cancel(taskId: string, call: CallOptions): Promise<RemoteTask> {
+    return decodeTask(await this.#call('CancelTask', { id: taskId }, call))
+  }
+
+  async provideInput(
+    task: Pick<RemoteTask, 'id' | 'contextId'>,
+    payload: SendPayload,
+    call: CallOptions,
+  ): Promise<RemoteTask> {
+    return decodeSendResult(await this.#call('SendMessage', inputMessageRequest(task, payload), call))
+  }
+
+  async artifacts(taskId: string, call: CallOptions): Promise<RemoteArtifact[]> {
+    return (await this.get(taskId, call)).artifacts ?? []
+  }
+
+  async list(query: ListQuery, call: CallOptions): Promise<TaskPage> {
+    const params: Record<string, unknown> = {}
+    if (query.state) params.status = toA2aState(query.state)
+    if (query.contextId) params.contextId = query.contextId
+    if (query.pageSize !== undefined) params.pageSize = query.pageSize
+    if (query.pageToken) params.pageToken = query.pageToken
+    if (query.includeArtifacts) params.includeArtifacts = true
+    return decodeTaskPage(await this.#call('ListTasks', params, call))
+  }
+
+  async stream(taskId: string, options: StreamOptions): Promise<AsyncIterable<StreamFrame>> {
+    const events = await openEventStream(this.#http, this.url, {
+      method: 'POST',
+      headers: this.#headers('text/event-stream'),
+      body: this.#envelope('SubscribeToTask', { id: taskId }),
+      signal: options.signal,
+      idleMs: options.idleMs,
+      ...(options.lastEventId !== undefined && { lastEventId: options.lastEventId }),
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      failure: (answer) =>
+        isObject(answer.body) && answer.body.error !== undefined
+          ? fromJsonRpcError(answer.body.error, answer.status)
+          : notJsonRpc(answer, this.url),
+    })
+    return frames(events)
+  }
+}
+
+/** Each SSE event is a JSON-RPC response whose result is a StreamResponse; an error ends the stream. */
+async function* frames(
+  events: AsyncIterable<{ id?: string | undefined; data: string }>,
+): AsyncGenerator<StreamFrame> {
+  for await (const event of events) {
+    let body: unknown
+    try {
+      body = JSON.parse(event.data)
+    } catch {
+      throw new ClientError('PROTOCOL_ERROR', 'a JSON-RPC stream event is not JSON')
+    }
+    if (isObject(body) && body.error !== undefined) throw fromJsonRpcError(body.error, 200)
+    if (!isObject(body) || !('result' in body)) {
+      throw new ClientError('PROTOCOL_ERROR', 'a JSON-RPC stream event is not a JSON-RPC response')
+    }
+    const item = decodeStreamResponse(body.result)
+    if (item) yield event.id === undefined ? { item } : { id: event.id, item }
+  }
+}
