@@ -13,6 +13,13 @@ export interface FileConfig {
   notifications?: Record<string, { endpoint_url: string; auth_header?: string }>
   outboundAllow?: string[]
   pushSigningSecret?: string
+  /** Tasks one replica runs at once (all agents), and per agent slug; see docs/deployment.md. */
+  concurrency?: number
+  agentConcurrency?: Record<string, number>
+  /** Execution lease duration and admission poll interval, in milliseconds. */
+  leaseMs?: number
+  pollMs?: number
+  shutdownGraceMs?: number
   /** Push retry tuning (milliseconds and counts), see docs/push.md. */
   push?: {
     baseMs?: number

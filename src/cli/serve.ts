@@ -2,8 +2,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import type { AgentDefinition } from '../agent/define.ts'
-import { demoAgents } from '../demo/index.ts'
-import { createSwitchboard, DEFAULTS } from '../http/server.ts'
+import { DEFAULTS } from '../http/defaults.ts'
 import { notificationsFor, readConfigFile } from './config.ts'
 
 interface ServeFlags {
@@ -19,6 +18,11 @@ interface ServeFlags {
   allowOutbound?: string
   pushSecret?: string
   adminToken?: string
+  concurrency?: string
+  agentConcurrency?: string
+  leaseMs?: string
+  pollMs?: string
+  shutdownGraceMs?: string
 }
 
 const list = (value: string | undefined): string[] | undefined =>
@@ -27,9 +31,30 @@ const list = (value: string | undefined): string[] | undefined =>
     .map((s) => s.trim())
     .filter(Boolean)
 
+/** A whole number of at least `min`, from a flag, the environment or the file; undefined when unset. */
+const integer = (name: string, value: string | number | undefined, min = 1): number | undefined => {
+  if (value === undefined || value === '') return undefined
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`)
+  return n
+}
+
+/** `slug=n,slug=n` (flag or environment) as per-agent limits; every slug must be a hosted agent. */
+const agentLimits = (value: string | undefined): Record<string, string> | undefined => {
+  if (value === undefined) return undefined
+  const limits: Record<string, string> = {}
+  for (const entry of list(value) ?? []) {
+    const [slug, n = ''] = entry.split('=')
+    // Checked with the file's limits in withLimits, so both fail the same way.
+    limits[slug!.trim()] = n.trim() || `${entry} (no "=n")`
+  }
+  return limits
+}
+
 /** Loads agent modules: every export that is an agent definition (has a slug and a handler). */
 const loadAgents = async (paths: string[]): Promise<AgentDefinition[]> => {
-  if (paths.length === 0) return demoAgents
+  if (paths.length === 0) return (await import('../demo/index.ts')).demoAgents
   const agents: AgentDefinition[] = []
   for (const path of paths) {
     const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>
@@ -47,6 +72,25 @@ const loadAgents = async (paths: string[]): Promise<AgentDefinition[]> => {
   }
   if (agents.length === 0) throw new Error(`no agent definitions exported by ${paths.join(', ')}`)
   return agents
+}
+
+/**
+ * Deployment limits override what an agent declares: the same agent may run two at a time on a
+ * small replica and twenty on a large one. A slug naming no hosted agent is a typo, so it fails.
+ */
+const withLimits = (
+  agents: AgentDefinition[],
+  limits: Record<string, string | number> | undefined,
+): AgentDefinition[] => {
+  if (!limits) return agents
+  for (const slug of Object.keys(limits)) {
+    if (!agents.some((agent) => agent.slug === slug))
+      throw new Error(`agent concurrency names "${slug}", which is not a hosted agent`)
+  }
+  return agents.map((agent) => {
+    const limit = integer(`the concurrency of ${agent.slug}`, limits[agent.slug])
+    return limit === undefined ? agent : { ...agent, concurrency: limit }
+  })
 }
 
 export const serveCommand = (program: Command): void => {
@@ -84,6 +128,26 @@ export const serveCommand = (program: Command): void => {
       '--admin-token <token>',
       'bearer token for /admin; without one only loopback clients may use it (env SWITCHBOARD_ADMIN_TOKEN)',
     )
+    .option(
+      '--concurrency <n>',
+      'tasks this replica runs at once, all agents (env SWITCHBOARD_CONCURRENCY, default 64)',
+    )
+    .option(
+      '--agent-concurrency <list>',
+      'per-agent limits on this replica, e.g. "long-runner=2,csv-analyst=8" (env SWITCHBOARD_AGENT_CONCURRENCY)',
+    )
+    .option(
+      '--lease-ms <ms>',
+      'execution lease: how long a dead replica keeps its tasks before another takes them over (env SWITCHBOARD_LEASE_MS, default 30000)',
+    )
+    .option(
+      '--poll-ms <ms>',
+      'how often admission looks for expired leases and missed work (env SWITCHBOARD_POLL_MS, default 1000)',
+    )
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM, how long running handlers may finish before they are interrupted (env SWITCHBOARD_SHUTDOWN_GRACE_MS, default 5000)',
+    )
     .addHelpText(
       'after',
       `
@@ -95,7 +159,9 @@ Examples:
     .action(async (paths: string[], flags: ServeFlags) => {
       const env = process.env
       const file = readConfigFile(flags.config ?? env.SWITCHBOARD_CONFIG)
-      const agents = await loadAgents(paths)
+      const limits =
+        agentLimits(flags.agentConcurrency ?? env.SWITCHBOARD_AGENT_CONCURRENCY) ?? file.agentConcurrency
+      const agents = withLimits(await loadAgents(paths), limits)
       const notifyUrl = flags.notifyUrl ?? env.SWITCHBOARD_NOTIFY_URL
       const notifyAuth = flags.notifyAuth ?? env.SWITCHBOARD_NOTIFY_AUTH
       const global = notifyUrl
@@ -111,6 +177,22 @@ Examples:
       const allow = list(flags.allowOutbound ?? env.SWITCHBOARD_OUTBOUND_ALLOW) ?? file.outboundAllow
       const signingSecret = flags.pushSecret ?? env.SWITCHBOARD_PUSH_SECRET ?? file.pushSigningSecret
       const adminToken = flags.adminToken ?? env.SWITCHBOARD_ADMIN_TOKEN
+      const engine = {
+        concurrency: integer(
+          '--concurrency',
+          flags.concurrency ?? env.SWITCHBOARD_CONCURRENCY ?? file.concurrency,
+        ),
+        // Heartbeats run every third of a lease, at most every 100 ms: a shorter lease could not be kept.
+        leaseMs: integer('--lease-ms', flags.leaseMs ?? env.SWITCHBOARD_LEASE_MS ?? file.leaseMs, 300),
+        pollMs: integer('--poll-ms', flags.pollMs ?? env.SWITCHBOARD_POLL_MS ?? file.pollMs, 10),
+        shutdownGraceMs: integer(
+          '--shutdown-grace-ms',
+          flags.shutdownGraceMs ?? env.SWITCHBOARD_SHUTDOWN_GRACE_MS ?? file.shutdownGraceMs,
+          0,
+        ),
+      }
+      // Loaded here, not at the top: the client commands start without the server's dependencies.
+      const { createSwitchboard } = await import('../http/server.ts')
       const switchboard = await createSwitchboard({
         agents,
         port,
@@ -122,6 +204,7 @@ Examples:
         ...(allow && { outbound: { allow } }),
         push: { ...file.push, ...(signingSecret && { signingSecret }) },
         ...(adminToken && { admin: { token: adminToken } }),
+        engine: Object.fromEntries(Object.entries(engine).filter(([, value]) => value !== undefined)),
         notifications: notificationsFor(
           agents.map((a) => a.slug),
           file.notifications,

@@ -1,5 +1,5 @@
 import type { EventBus } from '../events/contract.ts'
-import { SwitchboardError } from '../model/errors.ts'
+import { isSwitchboardError, SwitchboardError } from '../model/errors.ts'
 import type { EventBody, TaskEvent } from '../model/events.ts'
 import { INTERRUPTED_STATES, isTerminal } from '../model/states.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
@@ -21,6 +21,9 @@ export interface AdmissionOptions {
   logger: EngineLogger
 }
 
+/** How often runs are checked for leases about to lapse unrenewed; they stop two checks early. */
+const fenceEvery = (leaseMs: number): number => Math.max(50, Math.floor(leaseMs / 10))
+
 const interrupted = (message: string): EventBody => ({
   kind: 'status',
   state: 'FAILED',
@@ -36,6 +39,8 @@ export class Admission {
   readonly #options: AdmissionOptions
   readonly #runs = new Map<string, TaskRun>()
   readonly #done = new Map<string, Promise<void>>()
+  /** Per held task, when the claim or renewal that last extended its lease was sent (performance.now()). */
+  readonly #leasedAt = new Map<string, number>()
   /** Runs plus reservations, per agent slug. */
   readonly #load = new Map<string, number>()
   #total = 0
@@ -53,6 +58,7 @@ export class Admission {
     this.#timers = [
       setInterval(() => void this.pump(), pollMs),
       setInterval(() => void this.#heartbeat(), Math.max(100, Math.floor(leaseMs / 3))),
+      setInterval(() => this.#fence(), fenceEvery(leaseMs)),
     ]
     for (const timer of this.#timers) timer.unref()
     void this.pump()
@@ -78,23 +84,39 @@ export class Admission {
     this.#total -= 1
   }
 
-  /** Runs a task this replica already holds the lease of (a reservation is consumed). */
-  run(claimed: ClaimedTask): void {
+  /**
+   * Runs a task this replica already holds the lease of (a reservation is consumed). `leasedAt`:
+   * when the request that took the lease was sent (performance.now(), which wall-clock steps do not
+   * move); the lease runs from no earlier than that.
+   */
+  run(claimed: ClaimedTask, leasedAt: number): void {
+    this.#leasedAt.set(claimed.task.id, leasedAt)
     this.#done.set(claimed.task.id, this.#runToEnd(claimed))
   }
 
   async #runToEnd(claimed: ClaimedTask): Promise<void> {
     const { task } = claimed
+    let recorded = false
     try {
-      await this.#execute(claimed)
+      recorded = await this.#execute(claimed)
+    } catch (error) {
+      // The store refused a final status (the database is failing): log it, never crash the replica.
+      this.#options.logger.error({ err: error, taskId: task.id }, 'could not record how a task run ended')
     } finally {
+      const reason = this.#runs.get(task.id)?.signal.reason
       this.#runs.delete(task.id)
       this.#done.delete(task.id)
+      this.#leasedAt.delete(task.id)
       this.unreserve(task.agent)
-      try {
-        await this.#options.store.releaseLease(this.#options.owner, task.id)
-      } catch (error) {
-        this.#options.logger.error({ err: error, taskId: task.id }, 'could not release a lease')
+      // A run stopped over its lease, or one that could not record how it ended, is left as a dead
+      // replica would leave it: the lease lapses and the next claimer sees the task as interrupted,
+      // so the agent's retry policy decides. Released, it would look like fresh work and run again.
+      if (recorded && !(isSwitchboardError(reason) && reason.code === 'LEASE_LOST')) {
+        try {
+          await this.#options.store.releaseLease(this.#options.owner, task.id)
+        } catch (error) {
+          this.#options.logger.error({ err: error, taskId: task.id }, 'could not release a lease')
+        }
       }
       void this.pump()
     }
@@ -144,6 +166,7 @@ export class Admission {
     for (const round of rounds) {
       const free = Math.min(concurrency - this.#total, round.limit)
       if (free <= 0 || this.#stopped) continue
+      const askedAt = performance.now()
       const claimed = await store.claimTasks({
         owner,
         limit: free,
@@ -153,29 +176,30 @@ export class Admission {
       for (const task of claimed) {
         this.#load.set(task.task.agent, (this.#load.get(task.task.agent) ?? 0) + 1)
         this.#total += 1
-        this.run(task)
+        this.run(task, askedAt)
       }
       if (claimed.length === free) this.#again = true
     }
   }
 
-  async #execute({ task, interrupted: wasInterrupted }: ClaimedTask): Promise<void> {
+  /** Runs the claimed task; false when the run ended without recording its outcome. */
+  async #execute({ task, interrupted: wasInterrupted }: ClaimedTask): Promise<boolean> {
     const { store, agents, owner, committed } = this.#options
-    if (isTerminal(task.state) || INTERRUPTED_STATES.has(task.state)) return
+    if (isTerminal(task.state) || INTERRUPTED_STATES.has(task.state)) return true
     const finalStatus = (body: EventBody): Promise<void> =>
       store
         .append({ taskId: task.id, events: [body], leaseOwner: owner })
         .then(({ events }) => committed(task.id, events))
     if (!agents.has(task.agent)) {
       await finalStatus(interrupted(`agent "${task.agent}" is no longer hosted by this server`))
-      return
+      return true
     }
     const agent = agents.get(task.agent)
     if (wasInterrupted && task.state === 'WORKING' && !agent.definition.retryable) {
       await finalStatus(
         interrupted('the server stopped while the task was running, and the agent is not retryable'),
       )
-      return
+      return true
     }
     const run = new TaskRun({
       task,
@@ -189,14 +213,17 @@ export class Admission {
     this.#runs.set(task.id, run)
     try {
       await run.execute()
+      return true
     } catch (error) {
       this.#options.logger.error({ err: error, taskId: task.id }, 'task run failed unexpectedly')
+      return false
     }
   }
 
   async #heartbeat(): Promise<void> {
     const ids = [...this.#runs.keys()]
     if (ids.length === 0) return
+    const sentAt = performance.now()
     try {
       const held = new Set(
         await this.#options.store.renewLeases(this.#options.owner, ids, this.#options.leaseMs),
@@ -204,9 +231,28 @@ export class Admission {
       for (const id of ids) {
         if (!held.has(id))
           this.#runs.get(id)?.abort(new SwitchboardError('LEASE_LOST', `lease on task ${id} was lost`))
+        else if (this.#runs.has(id) && sentAt > (this.#leasedAt.get(id) ?? 0)) this.#leasedAt.set(id, sentAt)
       }
     } catch (error) {
       this.#options.logger.error({ err: error }, 'could not renew leases')
+    }
+  }
+
+  /**
+   * A replica that cannot reach the database (a partition, a stalled server) cannot renew, and once
+   * a lease lapses another replica may take the task over. So a run whose lease has gone unrenewed
+   * for nearly a whole term stops first: the lease, counted from when its last renewal was sent,
+   * cannot have lapsed yet, and the two never run the task at once. Heartbeats that hang are not
+   * waited for; this runs on its own timer.
+   */
+  #fence(): void {
+    const { leaseMs } = this.#options
+    const deadline = performance.now() - (leaseMs - 2 * fenceEvery(leaseMs))
+    for (const [id, run] of this.#runs) {
+      if ((this.#leasedAt.get(id) ?? Number.POSITIVE_INFINITY) <= deadline) {
+        this.#options.logger.warn({ taskId: id }, 'stopping a run whose lease could not be renewed in time')
+        run.abort(new SwitchboardError('LEASE_LOST', `the lease on task ${id} could not be renewed in time`))
+      }
     }
   }
 

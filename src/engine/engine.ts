@@ -144,6 +144,7 @@ export class Engine {
       : []
     if (request.pushTargets) pushTargets.push(...request.pushTargets)
     const reserved = this.#admission.reserve(definition.slug)
+    const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
     try {
       result = await this.#store.createTask({
@@ -170,7 +171,7 @@ export class Engine {
     if (reserved && !result.leased) this.#admission.unreserve(definition.slug)
     if (result.created) {
       this.#committed(result.task.id, result.events)
-      if (result.leased) this.#admission.run({ task: result.task, interrupted: false })
+      if (result.leased) this.#admission.run({ task: result.task, interrupted: false }, askedAt)
       else this.#bus.announceWork()
     }
     return { task: result.task, created: result.created }

@@ -58,8 +58,34 @@ export const asSwitchboardError = (error: unknown): SwitchboardError => {
     case 'FST_ERR_BAD_URL':
       return new SwitchboardError('INVALID_REQUEST', 'the URL is malformed')
   }
+  if (isStoreOutage(error)) {
+    return new SwitchboardError('UNAVAILABLE', 'the task store is unavailable; retry shortly', undefined, {
+      cause: error,
+    })
+  }
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     return new SwitchboardError('INVALID_REQUEST', message ?? 'bad request')
   }
   return new SwitchboardError('INTERNAL', 'internal error', undefined, { cause: error })
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+])
+/** PostgreSQL SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown). */
+const OUTAGE_SQLSTATE = /^(08|57P)/
+
+/** The database could not be reached or is going away: worth a 503 (retry), not a 500 (bug). */
+const isStoreOutage = (error: unknown): boolean => {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || OUTAGE_SQLSTATE.test(code))) return true
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect/.test(message)
+  )
 }

@@ -22,6 +22,7 @@ import { PostgresStore } from '../store/postgres/postgres-store.ts'
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import type { AgentMount, ServerContext } from './context.ts'
+import { DEFAULTS } from './defaults.ts'
 import { rootRoutes } from './root-routes.ts'
 import { Heartbeats } from './sse.ts'
 
@@ -74,14 +75,7 @@ export interface SwitchboardOptions {
   logger?: Logger | false
 }
 
-export const DEFAULTS = {
-  host: '127.0.0.1',
-  port: 8080,
-  dataDir: './data',
-  pingMs: 15_000,
-  stallMs: 30_000,
-  bodyLimit: 4 * 1024 * 1024,
-} as const
+export { DEFAULTS }
 
 export interface Switchboard {
   app: FastifyInstance

@@ -41,7 +41,10 @@ export const spawnServer = async (
       }
     }
     child.stdout!.on('data', check)
-    void exited.then(() => reject(new Error(`server exited:\n${output}`)))
+    void exited.then(() => {
+      clearTimeout(timer)
+      reject(new Error(`server exited:\n${output}`))
+    })
   })
   return {
     url,

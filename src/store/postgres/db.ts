@@ -52,6 +52,13 @@ export const transaction = async <T>(
 ): Promise<T> => {
   const client = await pool.connect()
   let broken: Error | undefined
+  // A checked-out client is not covered by the pool's error listener: without this one, a connection
+  // reset mid-transaction is an unhandled 'error' event and takes the whole process down. The query
+  // in flight rejects on its own; the client is discarded on release.
+  const onError = (error: Error): void => {
+    broken = error
+  }
+  client.on('error', onError)
   try {
     await client.query('BEGIN')
     const result = await work(client)
@@ -65,6 +72,7 @@ export const transaction = async <T>(
     }
     throw error
   } finally {
+    client.off('error', onError)
     client.release(broken)
   }
 }
