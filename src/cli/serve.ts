@@ -201,6 +201,7 @@ Examples:
         ...(publicUrl && { publicUrl }),
         ...(defaultAgent && { defaultAgent }),
         ...(store && { store }),
+        ...(env.LOG_LEVEL && { logLevel: env.LOG_LEVEL }),
         ...(allow && { outbound: { allow } }),
         push: { ...file.push, ...(signingSecret && { signingSecret }) },
         ...(adminToken && { admin: { token: adminToken } }),

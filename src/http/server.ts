@@ -71,8 +71,10 @@ export interface SwitchboardOptions {
       | 'pollMs'
     >
   > & { drainMs?: number }
-  /** A pino logger, or false for silence. Default: info to stdout. */
+  /** A pino logger, or false for silence. Default: JSON lines to stdout at `logLevel`. */
   logger?: Logger | false
+  /** The default logger's level (`info`). */
+  logLevel?: string
 }
 
 export { DEFAULTS }
@@ -102,7 +104,9 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     throw new TypeError(`the default agent "${defaultSlug}" is not one of the hosted agents`)
 
   const logger: Logger =
-    options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino({ redact: REDACT }))
+    options.logger === false
+      ? pino({ level: 'silent' })
+      : (options.logger ?? pino({ redact: REDACT, level: options.logLevel ?? 'info' }))
   const { store, bus } = await openStore(options)
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
