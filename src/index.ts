@@ -2,16 +2,7 @@
  * `switchboard`: the protocol-neutral model and the agent authoring API. The server is
  * `switchboard/server`, the client `switchboard/client`.
  */
-export type { ArtifactSpec, FetchedFile, LogLevelName, TaskContext } from './agent/context.ts'
-export {
-  type AgentDefinition,
-  AgentError,
-  type AgentSkill,
-  type AgentSpec,
-  defineAgent,
-  type NotificationConfig,
-  TaskRejection,
-} from './agent/define.ts'
+export * from './agent/index.ts'
 export type { Artifact, ArtifactType } from './model/artifacts.ts'
 export { ERROR_CODES, type ErrorCode, SwitchboardError, type TaskError } from './model/errors.ts'
 export type { EventBody, JsonObject, LogLevel, TaskEvent } from './model/events.ts'
