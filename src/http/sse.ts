@@ -1,5 +1,18 @@
 import type { ServerResponse } from 'node:http'
 
+/**
+ * A signal aborted when the client goes away before the response is complete. A response that
+ * finished normally also emits 'close'; aborting then would wake nobody and costs a DOMException
+ * (a stack trace) on every request.
+ */
+export const disconnectSignal = (res: ServerResponse): AbortSignal => {
+  const controller = new AbortController()
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort()
+  })
+  return controller.signal
+}
+
 export interface SseFrame {
   /** The SSE `id:` (the task's event sequence). */
   id?: number

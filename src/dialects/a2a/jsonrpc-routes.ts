@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../../http/context.ts'
+import { disconnectSignal } from '../../http/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
 import { lastEventId, serveStream } from './stream.ts'
@@ -109,9 +110,7 @@ export const a2aJsonRpcRoutes = async (
     const envelope = readEnvelope(request.body)
     if ('failure' in envelope) return sendError(reply, envelope.id, envelope.failure)
     const { id, method, params } = envelope
-    const controller = new AbortController()
-    reply.raw.once('close', () => controller.abort())
-    const call: CallContext = { request, signal: controller.signal }
+    const call: CallContext = { request, signal: disconnectSignal(reply.raw) }
     try {
       assertVersion(request, server.a2aAssumeVersion)
       const streaming = Object.hasOwn(STREAMING, method) ? STREAMING[method] : undefined

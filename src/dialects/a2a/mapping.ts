@@ -41,15 +41,28 @@ export const SWITCHBOARD_KEY = 'switchboard'
 const NAMESPACE = Buffer.from('6f1d3c2a8e4b4d7f9a0c5b2e1f3d7a96', 'hex')
 
 /**
+ * The same task is rendered again and again (every GetTask, every stream item of a completed
+ * task), and a SHA-1 costs more than the rest of the mapping: remember the latest names. Bounded:
+ * cleared when full.
+ */
+const recentUuids = new Map<string, string>()
+const RECENT_UUIDS = 4096
+
+/**
  * A name-based (version 5) UUID: ids we must render identically on every read (the output
  * artifact, status messages) without storing them.
  */
 export const stableUuid = (name: string): string => {
+  const cached = recentUuids.get(name)
+  if (cached !== undefined) return cached
   const hash = createHash('sha1').update(NAMESPACE).update(name).digest()
   hash[6] = (hash[6]! & 0x0f) | 0x50
   hash[8] = (hash[8]! & 0x3f) | 0x80
   const hex = hash.subarray(0, 16).toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  if (recentUuids.size >= RECENT_UUIDS) recentUuids.clear()
+  recentUuids.set(name, uuid)
+  return uuid
 }
 
 /** The artifactId of a completed task's output: derived from the task id, the same on every read. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../../http/context.ts'
+import { disconnectSignal } from '../../http/sse.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
@@ -62,11 +63,7 @@ export const a2aRestRoutes = async (
       .send(JSON.stringify(restErrorBody(failure)))
   }
   const send = (reply: FastifyReply, body: unknown) => reply.type(A2A_CONTENT_TYPE).send(JSON.stringify(body))
-  const signalOf = (reply: FastifyReply): AbortSignal => {
-    const controller = new AbortController()
-    reply.raw.once('close', () => controller.abort())
-    return controller.signal
-  }
+  const signalOf = (reply: FastifyReply): AbortSignal => disconnectSignal(reply.raw)
   const stream = (reply: FastifyReply, items: AsyncIterable<StreamItem>) =>
     serveStream({
       reply,

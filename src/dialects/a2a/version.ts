@@ -20,6 +20,8 @@ export const requestedVersion = (request: FastifyRequest): string | undefined =>
  * server is configured to assume 1.0 for clients that never send the header.
  */
 export const assertVersion = (request: FastifyRequest, assumeWhenMissing: boolean): void => {
+  // Nearly every request carries exactly this header: skip the general parse (it wins over the query).
+  if (request.headers['a2a-version'] === A2A_VERSION) return
   const requested = requestedVersion(request)
   if (requested === undefined) {
     if (assumeWhenMissing) return

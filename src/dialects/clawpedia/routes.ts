@@ -4,7 +4,7 @@ import { attachment, bodyCheck, uuidParam } from '../../http/body.ts'
 import { sendCard } from '../../http/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../http/context.ts'
 import { asSwitchboardError, HTTP_STATUS } from '../../http/errors.ts'
-import { pipeFrames, type SseFrame, SseStream } from '../../http/sse.ts'
+import { disconnectSignal, pipeFrames, type SseFrame, SseStream } from '../../http/sse.ts'
 import { contentTypeOf } from '../../model/artifacts.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { TaskEvent } from '../../model/events.ts'
@@ -123,11 +123,10 @@ export const clawpediaRoutes = async (
     const taskId = uuidParam(request.params.taskId, 'task_id')
     const resumeAfter = lastEventId(request)
     const task = await engine.getTask(caller, taskId)
-    const controller = new AbortController()
+    const signal = disconnectSignal(reply.raw)
     // The stream replays from the first event so each `status` frame carries the task as it was then.
-    const events = await engine.follow(caller, taskId, { afterSeq: 0, signal: controller.signal })
+    const events = await engine.follow(caller, taskId, { afterSeq: 0, signal })
     reply.hijack()
-    reply.raw.once('close', () => controller.abort())
     let cursor = resumeAfter
     const stream = new SseStream(reply.raw, server.heartbeats, () => ({
       id: cursor,

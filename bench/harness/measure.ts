@@ -1,0 +1,72 @@
+import type { Binding } from '../client/a2a.ts'
+import type { ClientSpec } from '../client/main.ts'
+import { isSwitchboard, type Target } from '../protocol.ts'
+import type { RunRecord } from './aggregate.ts'
+import type { Case, Plan } from './plan.ts'
+import { startClient, startServer } from './processes.ts'
+
+export const SERVER_CORE = 0
+export const CLIENT_CORE = 1
+
+/** What the load generator is asked to do for one case against one running server. */
+export const clientSpec = (
+  plan: Plan,
+  testCase: Case,
+  target: Target,
+  base: string,
+  serverPid: number,
+): ClientSpec => {
+  const binding: Binding = testCase.binding === 'clawpedia' ? 'jsonrpc' : testCase.binding
+  const load = {
+    base,
+    binding,
+    serverPid,
+    connections: plan.connections,
+    outputArtifact: isSwitchboard(target),
+    seedTasks: plan.seedTasks,
+    warmupMs: plan.warmupMs,
+    measureMs: plan.measureMs,
+  }
+  switch (testCase.scenario) {
+    case 'subscribers':
+      return { scenario: 'subscribers', base, binding, serverPid, ...plan.subscribers }
+    default:
+      return { scenario: testCase.scenario, ...load }
+  }
+}
+
+const clientTimeout = (plan: Plan, testCase: Case): number =>
+  testCase.scenario === 'subscribers' ? 300_000 : plan.warmupMs + plan.measureMs + 120_000
+
+/**
+ * One round: a fresh server (fresh data directory or database), the load generator in its own
+ * process, then the server stopped. Failures are recorded, not thrown: the other rows still run.
+ */
+export const measureOnce = async (
+  plan: Plan,
+  testCase: Case,
+  target: Target,
+  round: number,
+  options: { pgUrl: string; nodeFlags?: string[] },
+): Promise<RunRecord> => {
+  const record: RunRecord = { ...testCase, target, round }
+  let server: Awaited<ReturnType<typeof startServer>> | undefined
+  const client = startClient({ core: CLIENT_CORE })
+  try {
+    server = await startServer(target, {
+      core: SERVER_CORE,
+      pgUrl: options.pgUrl,
+      ...(options.nodeFlags && { nodeFlags: options.nodeFlags }),
+    })
+    const spec = clientSpec(plan, testCase, target, server.ready.base, server.ready.pid)
+    const result = await client.run<object>(spec, clientTimeout(plan, testCase))
+    if (testCase.scenario === 'subscribers') record.subscribers = result as RunRecord['subscribers']
+    else record.measurement = result as RunRecord['measurement']
+  } catch (error) {
+    record.failure = (error as Error).message
+    client.cancel()
+  } finally {
+    await server?.stop()
+  }
+  return record
+}

@@ -1,0 +1,81 @@
+import type { Binding } from '../client/a2a.ts'
+import { FLOOR, TARGETS, type Target } from '../protocol.ts'
+
+export const SCENARIOS = ['send', 'send-async', 'get', 'stream', 'push', 'clawpedia', 'subscribers'] as const
+export type Scenario = (typeof SCENARIOS)[number]
+
+export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest']
+
+/** One row of the results: a scenario over one binding ('clawpedia' for the Clawpedia dialect). */
+export interface Case {
+  scenario: Scenario
+  binding: Binding | 'clawpedia'
+}
+
+export interface Plan {
+  mode: 'quick' | 'full'
+  cases: Case[]
+  targets: Target[]
+  repeats: number
+  warmupMs: number
+  measureMs: number
+  connections: number
+  /** `get`: completed tasks made before the warm-up. */
+  seedTasks: number
+  subscribers: { tasks: number; levels: number[]; batch: number; settleMs: number }
+}
+
+export interface PlanFlags {
+  quick: boolean
+  only?: Scenario[]
+  targets?: Target[]
+  bindings?: Binding[]
+  repeats?: number
+  warmupMs?: number
+  measureMs?: number
+}
+
+const casesOf = (scenarios: readonly Scenario[], bindings: readonly Binding[]): Case[] =>
+  scenarios.flatMap((scenario): Case[] =>
+    scenario === 'clawpedia'
+      ? [{ scenario, binding: 'clawpedia' }]
+      : bindings.map((binding) => ({ scenario, binding })),
+  )
+
+/**
+ * Quick: the three goal scenarios and 1,000 subscribers over JSON-RPC, without PostgreSQL or the
+ * node:http floor, one short round each (under a minute). Full: every scenario over both bindings
+ * on every target, three rounds each, the median reported.
+ */
+export const makePlan = (flags: PlanFlags): Plan => {
+  const quick = flags.quick
+  const scenarios = flags.only ?? (quick ? (['send', 'get', 'stream', 'subscribers'] as const) : SCENARIOS)
+  const bindings = flags.bindings ?? (quick ? (['jsonrpc'] as const) : BINDINGS)
+  const contenders = TARGETS.filter((t) => t !== FLOOR && !(quick && t === 'switchboard-pg'))
+  const targets = flags.targets ?? (quick ? contenders : [...contenders, FLOOR])
+  return {
+    mode: quick ? 'quick' : 'full',
+    cases: casesOf(scenarios, bindings),
+    targets,
+    repeats: flags.repeats ?? (quick ? 1 : 3),
+    warmupMs: flags.warmupMs ?? (quick ? 300 : 1000),
+    measureMs: flags.measureMs ?? (quick ? 1000 : 3000),
+    connections: 32,
+    seedTasks: quick ? 32 : 300,
+    subscribers: quick
+      ? { tasks: 50, levels: [1000], batch: 250, settleMs: 250 }
+      : { tasks: 50, levels: [1000, 10_000], batch: 250, settleMs: 1000 },
+  }
+}
+
+/**
+ * The Clawpedia dialect is Switchboard's own: the SDK has nothing to compare. The node:http floor
+ * only holds streams, so it appears in the subscriber scenario alone. Quick mode holds streams on
+ * Switchboard and the SDK in memory only (to stay within its minute).
+ */
+export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
+  if (testCase.binding === 'clawpedia') return plan.targets.filter((t) => t.startsWith('switchboard'))
+  if (testCase.scenario === 'subscribers')
+    return plan.mode === 'quick' ? plan.targets.filter((t) => t !== 'sdk-sqlite') : plan.targets
+  return plan.targets.filter((t) => t !== FLOOR)
+}

@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { aggregate, type RunRecord } from './aggregate.ts'
+import type { Plan } from './plan.ts'
+import { judgeGoals, type Machine, renderGoals, renderHeader, renderTables } from './report.ts'
+
+const START = '<!-- bench:results:start -->'
+const END = '<!-- bench:results:end -->'
+
+/** Everything a run leaves behind: bench/results/latest.json, from which the report can be rendered again. */
+export interface RunOutcome {
+  command: string
+  plan: Plan
+  machine: Machine
+  /** When the run ended (ISO 8601). */
+  date: string
+  seconds: number
+  notes: string[]
+  records: RunRecord[]
+}
+
+/**
+ * Prints the report, writes latest.json, and puts the report between the markers of the README
+ * (then formats it as Biome would, so the checked-in file stays lint-clean).
+ */
+export const publish = (outcome: RunOutcome, paths: { results: string; readme?: string }): void => {
+  const results = aggregate(outcome.records)
+  const goals = judgeGoals(results)
+  const report = [
+    renderHeader(outcome),
+    '',
+    '#### Goals',
+    '',
+    renderGoals(goals),
+    '',
+    renderTables(outcome.plan, results),
+  ].join('\n')
+  process.stdout.write(`\n${report}\n`)
+  writeFileSync(
+    join(paths.results, 'latest.json'),
+    `${JSON.stringify({ ...outcome, goals, results }, null, 2)}\n`,
+  )
+  if (!paths.readme) return
+  const readme = readFileSync(paths.readme, 'utf8')
+  const start = readme.indexOf(START)
+  const end = readme.indexOf(END)
+  if (start < 0 || end < start) return
+  writeFileSync(paths.readme, `${readme.slice(0, start + START.length)}\n\n${report}\n\n${readme.slice(end)}`)
+  try {
+    const biome = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'biome')
+    execFileSync(biome, ['format', '--write', paths.readme], { stdio: 'ignore' })
+  } catch {
+    // Formatting is cosmetic; the tables are already written.
+  }
+}
+
+export const readOutcome = (results: string): RunOutcome => {
+  const file = join(results, 'latest.json')
+  const outcome = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome
+  // Files from before the run date was recorded: the file's own time is close enough.
+  outcome.date ??= statSync(file).mtime.toISOString()
+  return outcome
+}

@@ -1,0 +1,72 @@
+/**
+ * What the orchestrator, the servers and the load generator agree on: the targets, the benchmark
+ * agent's input, and the line a server prints once it listens.
+ */
+
+export const TARGETS = [
+  'switchboard-sqlite',
+  'switchboard-pg',
+  'sdk-memory',
+  'sdk-sqlite',
+  'http-floor',
+] as const
+export type Target = (typeof TARGETS)[number]
+
+/** A reference, not a contender: bare node:http holding SSE streams (subscriber scenario only). */
+export const FLOOR: Target = 'http-floor'
+
+export const LABELS: Record<Target, string> = {
+  'switchboard-sqlite': 'Switchboard SQLite',
+  'switchboard-pg': 'Switchboard PostgreSQL',
+  'sdk-memory': 'SDK in-memory',
+  'sdk-sqlite': 'SDK SQLite',
+  'http-floor': 'node:http floor (no A2A)',
+}
+
+export const isSwitchboard = (target: Target): boolean => target.startsWith('switchboard')
+
+/**
+ * The benchmark agent's input, the one data part of the A2A message (or the Clawpedia `input`).
+ * `artifacts`: how many text artifacts (named a0, a1, …, text "chunk i") before COMPLETED.
+ * `hold`: stay WORKING until cancelled (the subscriber scenario).
+ */
+export interface BenchInput {
+  artifacts?: number
+  hold?: boolean
+}
+
+/** The most artifacts one task may ask for: the agent's loop is bounded. */
+export const MAX_ARTIFACTS = 100
+
+/** A held task gives up after this long, so nothing outlives a forgotten run. */
+export const HOLD_LIMIT_MS = 10 * 60_000
+
+export const artifactCount = (input: BenchInput): number =>
+  Math.max(0, Math.min(MAX_ARTIFACTS, Math.floor(input.artifacts ?? 1)))
+
+export const artifactName = (index: number): string => `a${index}`
+export const artifactText = (index: number): string => `chunk ${index}`
+
+/** Paths under the server's base URL (the same layout for every target). */
+export const JSONRPC_PATH = '/a2a/jsonrpc'
+export const REST_PATH = '/a2a/rest'
+
+export interface ServerOptions {
+  target: Target
+  /** A fresh directory for the SQLite file(s). */
+  dataDir: string
+  /** The PostgreSQL database of this run (switchboard-pg). */
+  pgUrl?: string
+}
+
+/** Printed on stdout, on one line, once the server accepts requests. */
+export interface ReadyLine {
+  /** Where the agent is served: A2A bindings at `{base}/a2a/…`, Clawpedia at `{base}/tasks`. */
+  base: string
+  pid: number
+}
+
+export const READY_PREFIX = 'BENCH-READY '
+
+/** Printed on stdout, on one line, by the load generator when it is done. */
+export const RESULT_PREFIX = 'BENCH-RESULT '

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { type AgentCard, type Artifact, type Message, TaskState } from '@a2a-js/sdk'
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+  type PushNotificationStore,
+  type RequestContext,
+  type TaskStore,
+} from '@a2a-js/sdk/server'
+import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database'
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express'
+import Database from 'better-sqlite3'
+import express from 'express'
+import { Kysely, SqliteDialect } from 'kysely'
+import {
+  artifactCount,
+  artifactName,
+  artifactText,
+  type BenchInput,
+  HOLD_LIMIT_MS,
+  JSONRPC_PATH,
+  REST_PATH,
+  type ServerOptions,
+} from '../protocol.ts'
+
+const now = (): string => new Date().toISOString()
+
+const inputOf = (message: Message): BenchInput => {
+  for (const part of message.parts) {
+    if (part.content?.$case === 'data' && typeof part.content.value === 'object') {
+      return part.content.value as BenchInput
+    }
+  }
+  return {}
+}
+
+const textArtifact = (index: number): Artifact => ({
+  artifactId: randomUUID(),
+  name: artifactName(index),
+  description: '',
+  parts: [
+    {
+      content: { $case: 'text', value: artifactText(index) },
+      metadata: undefined,
+      filename: '',
+      mediaType: '',
+    },
+  ],
+  metadata: undefined,
+  extensions: [],
+})
+
+/**
+ * The same trivial agent as Switchboard's, in the SDK's executor style: the Task, WORKING, n
+ * artifact updates, COMPLETED. A held task stays WORKING until CancelTask (or the hold limit).
+ */
+class BenchExecutor implements AgentExecutor {
+  readonly #held = new Map<string, { contextId: string; release: () => void }>()
+
+  async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId } = request
+    const input = inputOf(request.userMessage)
+    bus.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+        artifacts: [],
+        history: [request.userMessage],
+        metadata: undefined,
+      }),
+    )
+    const status = (state: TaskState) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state, message: undefined, timestamp: now() },
+        metadata: undefined,
+      })
+    bus.publish(status(TaskState.TASK_STATE_WORKING))
+    if (input.hold === true) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, HOLD_LIMIT_MS)
+        this.#held.set(taskId, {
+          contextId,
+          release: () => {
+            clearTimeout(timer)
+            resolve()
+          },
+        })
+      })
+      return
+    }
+    const count = artifactCount(input)
+    for (let i = 0; i < count; i++) {
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: textArtifact(i),
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      )
+    }
+    bus.publish(status(TaskState.TASK_STATE_COMPLETED))
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    const held = this.#held.get(taskId)
+    if (!held) return
+    this.#held.delete(taskId)
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: held.contextId,
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }),
+    )
+    held.release()
+  }
+}
+
+const cardFor = (base: string): AgentCard => ({
+  name: 'Bench',
+  description: 'The benchmark agent: publishes n text artifacts, or holds until cancelled.',
+  supportedInterfaces: [
+    { url: `${base}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+    { url: `${base}${REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+  ],
+  provider: undefined,
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['application/json', 'text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 'bench', name: 'Bench', description: 'Benchmark agent.', tags: ['bench'] }] as never,
+  signatures: [],
+})
+
+/**
+ * The SDK's SQLite stores: its own migrations (the a2a-db CLI, as its docs say to run them), then
+ * Kysely over better-sqlite3 in WAL mode with synchronous=NORMAL, the same durability settings as
+ * Switchboard's SQLite store.
+ */
+const sqliteStores = async (
+  dataDir: string,
+): Promise<{ tasks: TaskStore; pushes: PushNotificationStore }> => {
+  const file = join(dataDir, 'a2a.db')
+  // The a2a-db CLI's own entry point, run in this process (the package exports no migration API).
+  const cli = join(import.meta.dirname, '../../node_modules/@a2a-js/sdk/dist/cli/run.js')
+  const { run } = (await import(cli)) as {
+    run: (argv: string[], env: object, output: object) => Promise<number>
+  }
+  const quiet = { log() {}, error: (...args: unknown[]) => console.error(...args) }
+  if ((await run(['upgrade', '--url', `sqlite:${file}`], {}, quiet)) !== 0)
+    throw new Error('the SDK migrations failed')
+  const database = new Database(file)
+  database.pragma('journal_mode = WAL')
+  database.pragma('synchronous = NORMAL')
+  database.pragma('busy_timeout = 5000')
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) })
+  return { tasks: new DatabaseTaskStore(db), pushes: new DatabasePushNotificationStore(db) }
+}
+
+/** @a2a-js/sdk 1.3 on express 5, mounted as its README shows, with the in-memory or SQLite stores. */
+export const startSdk = async (options: ServerOptions): Promise<{ base: string; close(): Promise<void> }> => {
+  const stores =
+    options.target === 'sdk-sqlite'
+      ? await sqliteStores(options.dataDir)
+      : { tasks: new InMemoryTaskStore(), pushes: new InMemoryPushNotificationStore() }
+  const app = express()
+  const server = app.listen(0, '127.0.0.1')
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve)
+    server.once('error', reject)
+  })
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const handler = new DefaultRequestHandler(
+    cardFor(base),
+    stores.tasks,
+    new BenchExecutor(),
+    undefined,
+    stores.pushes,
+    new DefaultPushNotificationSender(stores.pushes),
+  )
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }))
+  app.use(
+    JSONRPC_PATH,
+    jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+  )
+  app.use(REST_PATH, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
+  return {
+    base,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}

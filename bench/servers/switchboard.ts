@@ -1,0 +1,69 @@
+import type { AgentDefinition } from '../../src/agent/define.ts'
+import { defineAgent } from '../../src/agent/define.ts'
+import { createSwitchboard } from '../../src/http/server.ts'
+import {
+  artifactCount,
+  artifactName,
+  artifactText,
+  type BenchInput,
+  HOLD_LIMIT_MS,
+  type ServerOptions,
+} from '../protocol.ts'
+
+/** Resolves when the task is cancelled (or the hold limit passes). */
+const held = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, HOLD_LIMIT_MS)
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
+  })
+
+/**
+ * The trivial agent, written as an application would: each artifact awaited (so each is its own
+ * durable write), no log lines, and no output object. Switchboard still shows the (empty) output
+ * of a COMPLETED task as an extra artifact named "output"; the verifier expects it.
+ */
+export const benchAgent: AgentDefinition = defineAgent({
+  id: '5b1e0f4c-2d3a-4e6b-8c9d-0a1b2c3d4e5f',
+  slug: 'bench',
+  name: 'Bench',
+  description: 'The benchmark agent: publishes n text artifacts, or holds until cancelled.',
+  inputSchema: { type: 'object' },
+  async handler(input, ctx) {
+    const request = input as BenchInput
+    if (request.hold === true) {
+      await held(ctx.signal)
+      return undefined
+    }
+    const count = artifactCount(request)
+    for (let i = 0; i < count; i++) {
+      await ctx.artifact({ type: 'text', name: artifactName(i), text: artifactText(i) })
+    }
+    return undefined
+  },
+})
+
+/** Switchboard on SQLite (a fresh data directory) or PostgreSQL, silent, webhooks to loopback allowed. */
+export const startSwitchboard = async (
+  options: ServerOptions,
+): Promise<{ base: string; close(): Promise<void> }> => {
+  const switchboard = await createSwitchboard({
+    agents: [benchAgent],
+    dataDir: options.dataDir,
+    ...(options.pgUrl && { store: options.pgUrl }),
+    logger: false,
+    port: 0,
+    // The webhook receiver of the push scenario listens on loopback, which the default policy refuses.
+    outbound: { allow: ['127.0.0.0/8'] },
+    engine: { shutdownGraceMs: 200 },
+    push: { drainMs: 200 },
+  })
+  const url = await switchboard.listen()
+  return { base: `${url}/agents/bench`, close: () => switchboard.close() }
+}
