@@ -1,6 +1,7 @@
 import type { EventBus } from '../events/contract.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import type { JsonObject, TaskEvent } from '../model/events.ts'
+import { applyEvent } from '../model/fold.ts'
 import { newId } from '../model/ids.ts'
 import type { Message, Metadata } from '../model/parts.ts'
 import type { Delivery, DeliveryState, PushConfig, PushTarget } from '../model/push.ts'
@@ -276,7 +277,7 @@ export class Engine {
 
   /** Resolves with the task once its state satisfies `until` (or the signal aborts: the task as it is). */
   async waitFor(
-    scope: Scope,
+    scope: Caller,
     taskId: string,
     until: (state: TaskState) => boolean,
     signal?: AbortSignal,
@@ -290,10 +291,12 @@ export class Engine {
       afterSeq: task.version,
       ...(signal && { signal }),
     })
+    // The task read above, with every later event folded in, is the task now: no second read.
     for await (const event of events) {
+      applyEvent(task, event)
       if (event.kind === 'status' && until(event.state)) break
     }
-    return this.getTask(scope, taskId)
+    return task
   }
 
   async getArtifact(scope: Caller, artifactId: string): Promise<StoredArtifact> {

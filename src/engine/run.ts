@@ -73,6 +73,8 @@ export class TaskRun {
   readonly #queue: PendingWrite[] = []
   #flushing: Promise<void> | undefined
   #suspended = false
+  /** Set once the run writes its own outcome: its own terminal status is no cancellation. */
+  #ending = false
   #logsSeen = 0
   #artifactsSeen = 0
   #asksSeen = 0
@@ -120,6 +122,7 @@ export class TaskRun {
   }
 
   #cancelled(): void {
+    if (this.#ending) return
     this.abort(new SwitchboardError('TASK_TERMINAL', `task ${this.taskId} reached a terminal state`))
   }
 
@@ -175,6 +178,7 @@ export class TaskRun {
 
   /** Writes the final status; if the store refuses the output itself, records that as the failure. */
   async #finish(status: EventBody): Promise<void> {
+    this.#ending = true
     try {
       await this.#write(status)
     } catch (error) {

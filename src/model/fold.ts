@@ -1,7 +1,14 @@
 import { SwitchboardError } from './errors.ts'
 import type { TaskEvent } from './events.ts'
-import { canTransition, isTerminal } from './states.ts'
+import { canTransition, isTerminal, type TaskState } from './states.ts'
 import type { Task, TaskHeader } from './task.ts'
+
+/** Nothing follows a terminal state: the one check every event, of any kind, must pass. */
+export const assertNotTerminal = (taskId: string, state: TaskState): void => {
+  if (isTerminal(state)) {
+    throw new SwitchboardError('TASK_TERMINAL', `task ${taskId} is ${state} and cannot change`, { state })
+  }
+}
 
 /** The part of a task fixed at birth. */
 export const headerOf = (task: Task): TaskHeader => {
@@ -41,11 +48,7 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
   if (event.seq !== task.version + 1) {
     throw new SwitchboardError('INTERNAL', `event seq ${event.seq} does not follow version ${task.version}`)
   }
-  if (isTerminal(task.state)) {
-    throw new SwitchboardError('TASK_TERMINAL', `task ${task.id} is ${task.state} and cannot change`, {
-      state: task.state,
-    })
-  }
+  assertNotTerminal(task.id, task.state)
   switch (event.kind) {
     case 'status': {
       // A task is born with [input, SUBMITTED]; SUBMITTED is never re-entered afterwards.

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import type { Artifact } from '../../model/artifacts.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { TaskEvent } from '../../model/events.ts'
-import { applyEvent, emptyTask } from '../../model/fold.ts'
+import { applyEvent, assertNotTerminal, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
 import {
   type Delivery,
@@ -11,7 +11,7 @@ import {
   type PushConfig,
   type PushTarget,
 } from '../../model/push.ts'
-import { isTerminal } from '../../model/states.ts'
+import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { Scope, Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import {
@@ -41,13 +41,18 @@ export interface SqliteStoreOptions {
   synchronous?: 'normal' | 'full'
 }
 
-interface TaskRow {
-  snapshot: string
+/** What an append needs of the task row: its state and identity, not its snapshot. */
+interface TaskHead {
+  state: TaskState
   tenant: string
   owner: string
   lease_owner: string | null
+  /** The version the snapshot is at; quiet events may follow it. */
   version: number
 }
+
+/** Quiet events (logs, artifacts) allowed after a snapshot before an append folds them into a new one. */
+const SNAPSHOT_EVERY = 64
 
 interface PendingWrite {
   body: () => unknown
@@ -140,7 +145,7 @@ export class SqliteStore implements Store {
           | { snapshot: string }
           | undefined
         if (existing)
-          return { task: JSON.parse(existing.snapshot) as Task, events: [], created: false, leased: false }
+          return { task: this.#current(existing.snapshot), events: [], created: false, leased: false }
       }
       const task = emptyTask(header)
       const events = openingEvents(request, nowIso())
@@ -175,61 +180,113 @@ export class SqliteStore implements Store {
     })
   }
 
+  /**
+   * Log and artifact events change nothing but the log, so they are appended as event rows only:
+   * a look at the task's state, no snapshot parsed or rewritten. Status changes and answers (and a
+   * tail grown past SNAPSHOT_EVERY) fold the tail into a fresh snapshot, with a compare-and-set on
+   * the row's version. Either way the task is exactly the fold of its log; readers fold the tail.
+   */
   async append(request: AppendRequest): Promise<AppendResult> {
     return this.#write((): AppendResult => {
-      const row = this.#sql.taskForUpdate.get(request.taskId) as TaskRow | undefined
-      if (!row || !visible(row, request.scope)) {
+      const head = this.#sql.taskHead.get(request.taskId) as TaskHead | undefined
+      if (!head || !visible(head, request.scope)) {
         throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
       }
-      if (request.leaseOwner !== undefined && row.lease_owner !== request.leaseOwner) {
+      if (request.leaseOwner !== undefined && head.lease_owner !== request.leaseOwner) {
         throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
       }
-      const task = JSON.parse(row.snapshot) as Task
-      const at = nowIso()
-      const configs = request.events.some((e) => e.kind === 'status' || e.kind === 'artifact')
-        ? this.#pushConfigsOf(request.taskId)
-        : []
-      const events: TaskEvent[] = []
-      for (const body of request.events) {
-        const event = { ...body, seq: task.version + 1, at } as TaskEvent
-        applyEvent(task, event)
-        events.push(event)
-        this.#sql.insertEvent.run(task.id, event.seq, JSON.stringify(event))
-        if (event.kind === 'artifact') this.#insertArtifact(task, event.artifact, request.blobs)
-        if (configs.length > 0) this.#enqueueDeliveries(configs, event, JSON.stringify(task))
-      }
-      // Without a status event the state, its time and the run flag are unchanged: the narrower
-      // UPDATE leaves the indexes on them alone (most appends are logs and artifacts).
-      const statusChanged = request.requestRun === true || events.some((e) => e.kind === 'status')
-      const updated = statusChanged
-        ? this.#sql.updateTask.run({
-            id: task.id,
-            state: task.state,
-            version: task.version,
-            status_at: task.statusAt,
-            snapshot: JSON.stringify(task),
-            request_run: request.requestRun ? 1 : 0,
-            terminal: isTerminal(task.state) ? 1 : 0,
-            expected_version: row.version,
-          })
-        : this.#sql.updateTaskBody.run({
-            id: task.id,
-            version: task.version,
-            snapshot: JSON.stringify(task),
-            expected_version: row.version,
-          })
-      if (updated.changes !== 1) {
-        throw new SwitchboardError('INTERNAL', `concurrent modification of task ${task.id}`)
-      }
-      return { task, events }
+      const last = (this.#sql.lastSeq.get(request.taskId) as { seq: number }).seq
+      const quiet =
+        request.requestRun !== true &&
+        request.events.every((e) => e.kind === 'log' || e.kind === 'artifact') &&
+        last + request.events.length - head.version <= SNAPSHOT_EVERY
+      return quiet ? this.#appendQuiet(request, head, last) : this.#appendFolded(request, head)
     })
+  }
+
+  #appendQuiet(request: AppendRequest, head: TaskHead, last: number): AppendResult {
+    assertNotTerminal(request.taskId, head.state)
+    const at = nowIso()
+    const events = request.events.map((body, i) => ({ ...body, seq: last + 1 + i, at }) as TaskEvent)
+    const configs = events.some((e) => e.kind === 'artifact') ? this.#pushConfigsOf(request.taskId) : []
+    // Endpoints that hear of artifacts (A2A) get the task as it was at each one: fold it only then.
+    const listened = configs.length > 0 && events.some((e) => configs.some((c) => notifies(c.target, e)))
+    const task = listened ? this.#readTask(request.taskId) : undefined
+    const owner = { id: request.taskId, tenant: head.tenant, owner: head.owner }
+    for (const event of events) {
+      this.#sql.insertEvent.run(request.taskId, event.seq, JSON.stringify(event))
+      if (event.kind === 'artifact') this.#insertArtifact(owner, event.artifact, request.blobs)
+      if (task) {
+        applyEvent(task, event)
+        this.#enqueueDeliveries(configs, event, JSON.stringify(task))
+      }
+    }
+    // Callers seldom read the task after a log or an artifact: fold it only if one does.
+    let folded = task
+    const read = (): Task => {
+      folded ??= this.#readTask(request.taskId)!
+      return folded
+    }
+    return {
+      events,
+      get task() {
+        return read()
+      },
+    }
+  }
+
+  #appendFolded(request: AppendRequest, head: TaskHead): AppendResult {
+    const task = this.#readTask(request.taskId)!
+    const at = nowIso()
+    const configs = request.events.some((e) => e.kind === 'status' || e.kind === 'artifact')
+      ? this.#pushConfigsOf(request.taskId)
+      : []
+    const events: TaskEvent[] = []
+    for (const body of request.events) {
+      const event = { ...body, seq: task.version + 1, at } as TaskEvent
+      applyEvent(task, event)
+      events.push(event)
+      this.#sql.insertEvent.run(task.id, event.seq, JSON.stringify(event))
+      if (event.kind === 'artifact') this.#insertArtifact(task, event.artifact, request.blobs)
+      if (configs.length > 0) this.#enqueueDeliveries(configs, event, JSON.stringify(task))
+    }
+    const updated = this.#sql.updateTask.run({
+      id: task.id,
+      state: task.state,
+      version: task.version,
+      status_at: task.statusAt,
+      snapshot: JSON.stringify(task),
+      request_run: request.requestRun ? 1 : 0,
+      terminal: isTerminal(task.state) ? 1 : 0,
+      expected_version: head.version,
+    })
+    if (updated.changes !== 1) {
+      throw new SwitchboardError('INTERNAL', `concurrent modification of task ${task.id}`)
+    }
+    return { task, events }
+  }
+
+  /** The task now: its snapshot, with the quiet events appended since folded in. */
+  #readTask(taskId: string): Task | undefined {
+    const row = this.#sql.snapshotById.get(taskId) as { snapshot: string } | undefined
+    return row ? this.#current(row.snapshot) : undefined
+  }
+
+  #current(snapshot: string): Task {
+    const task = JSON.parse(snapshot) as Task
+    // A terminal status is always folded into the snapshot, and nothing follows it.
+    if (isTerminal(task.state)) return task
+    for (const row of this.#sql.events.all(task.id, task.version, -1) as { body: string }[]) {
+      applyEvent(task, JSON.parse(row.body) as TaskEvent)
+    }
+    return task
   }
 
   async getTask(scope: Scope, taskId: string): Promise<Task | undefined> {
     const row = this.#sql.taskSnapshot.get(taskId, scope.tenant, scope.owner) as
       | { snapshot: string }
       | undefined
-    return row ? (JSON.parse(row.snapshot) as Task) : undefined
+    return row ? this.#current(row.snapshot) : undefined
   }
 
   async listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
@@ -271,7 +328,7 @@ export class SqliteStore implements Store {
     const rows = this.#listStatement(
       `SELECT snapshot FROM tasks WHERE ${pageWhere} ORDER BY status_at DESC, id DESC LIMIT @limit`,
     ).all(params) as { snapshot: string }[]
-    const tasks = rows.slice(0, query.pageSize).map((r) => JSON.parse(r.snapshot) as Task)
+    const tasks = rows.slice(0, query.pageSize).map((r) => this.#current(r.snapshot))
     const last = tasks.at(-1)
     const nextPageToken = rows.length > query.pageSize && last ? encodePageToken(last.statusAt, last.id) : ''
     return { tasks, nextPageToken, totalSize: total.n }
@@ -306,7 +363,7 @@ export class SqliteStore implements Store {
       const expires = now + request.ttlMs
       return rows.map((row) => {
         this.#sql.takeLease.run(request.owner, expires, row.id)
-        return { task: JSON.parse(row.snapshot) as Task, interrupted: row.lease_owner !== null }
+        return { task: this.#current(row.snapshot), interrupted: row.lease_owner !== null }
       })
     })
   }
@@ -492,7 +549,11 @@ export class SqliteStore implements Store {
     )
   }
 
-  #insertArtifact(task: Task, artifact: Artifact, blobs: AppendRequest['blobs']): void {
+  #insertArtifact(
+    task: Pick<Task, 'id' | 'tenant' | 'owner'>,
+    artifact: Artifact,
+    blobs: AppendRequest['blobs'],
+  ): void {
     const bytes = blobs?.get(artifact.id)
     this.#sql.insertArtifact.run(
       artifact.id,
@@ -563,15 +624,15 @@ const prepare = (db: Database.Database) => ({
   insertTask: db.prepare(`INSERT INTO tasks
     (id, tenant, owner, agent, context_id, state, version, created_at, status_at, idempotency_key, run_pending, lease_owner, lease_expires_at, snapshot)
     VALUES (@id, @tenant, @owner, @agent, @context_id, @state, @version, @created_at, @status_at, @idempotency_key, 1, @lease_owner, @lease_expires_at, @snapshot)`),
-  taskForUpdate: db.prepare('SELECT snapshot, tenant, owner, lease_owner, version FROM tasks WHERE id = ?'),
+  // The snapshot column is last in the row and not read: its overflow pages stay on disk.
+  taskHead: db.prepare('SELECT state, tenant, owner, lease_owner, version FROM tasks WHERE id = ?'),
+  snapshotById: db.prepare('SELECT snapshot FROM tasks WHERE id = ?'),
+  lastSeq: db.prepare('SELECT max(seq) AS seq FROM events WHERE task_id = ?'),
   taskSnapshot: db.prepare('SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = ?'),
   updateTask:
     db.prepare(`UPDATE tasks SET state = @state, version = @version, status_at = @status_at, snapshot = @snapshot,
     run_pending = CASE WHEN @terminal = 1 THEN 0 WHEN @request_run = 1 THEN 1 ELSE run_pending END
     WHERE id = @id AND version = @expected_version`),
-  updateTaskBody: db.prepare(
-    'UPDATE tasks SET version = @version, snapshot = @snapshot WHERE id = @id AND version = @expected_version',
-  ),
   insertEvent: db.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)'),
   events: db.prepare('SELECT body FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
   insertArtifact: db.prepare(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { EventBody } from '../../../src/model/events.ts'
 import { newId } from '../../../src/model/ids.ts'
 import {
   A2A,
@@ -21,6 +22,75 @@ import {
 /** append: sequencing, the fold, every refusal, artifacts, requestRun. */
 export const appendCases = (store: CurrentStore): void => {
   describe('append', () => {
+    it('a long run of logs and artifacts, read at every step, is always the exact fold of the log', async () => {
+      const task = await workingTask(store())
+      const artifacts = []
+      for (let i = 0; i < 150; i++) {
+        const events: EventBody[] = [{ kind: 'log', level: 'INFO', message: `line ${i}` }]
+        if (i % 10 === 0) {
+          const artifact = textArtifact(task.id, `draft ${i}`)
+          artifacts.push(artifact)
+          events.push({ kind: 'artifact', artifact })
+        }
+        const { events: written } = await store().append({ taskId: task.id, events })
+        if (i % 37 === 0 || i === 149) {
+          const current = await store().getTask(SCOPE, task.id)
+          assert.equal(current?.version, written.at(-1)!.seq)
+          assert.equal(current?.logCount, i + 1)
+          assert.deepEqual(current?.artifacts, artifacts)
+          const listed = await store().listTasks(SCOPE, { pageSize: 100 })
+          assertSameTask(
+            listed.tasks.find((t) => t.id === task.id),
+            current,
+          )
+        }
+      }
+      const done = await store().append({ taskId: task.id, events: [completed] })
+      assert.equal(done.task.logCount, 150)
+      assert.equal(done.task.artifacts.length, 15)
+      assertSameTask(await store().getTask(SCOPE, task.id), done.task)
+      const log = await store().readEvents(task.id, 0, 10_000)
+      assert.deepEqual(
+        log.map((e) => e.seq),
+        log.map((_, i) => i + 1),
+      )
+      await rejectsWith(
+        store().append({ taskId: task.id, events: [{ kind: 'log', level: 'INFO', message: 'late' }] }),
+        'TASK_TERMINAL',
+      )
+    })
+
+    it('an A2A endpoint hears of each artifact with the task as it was at that artifact', async () => {
+      const { task } = await create(store(), { pushTargets: [A2A] })
+      await store().append({ taskId: task.id, events: [status('WORKING')] })
+      const first = textArtifact(task.id, 'one')
+      const second = textArtifact(task.id, 'two')
+      await store().append({ taskId: task.id, events: [{ kind: 'artifact', artifact: first }] })
+      await store().append({
+        taskId: task.id,
+        events: [
+          { kind: 'log', level: 'INFO', message: 'between' },
+          { kind: 'artifact', artifact: second },
+        ],
+      })
+      const deliveries = (await store().listDeliveries({ taskId: task.id, limit: 50 })).filter(
+        (d) => d.event.kind === 'artifact',
+      )
+      const bySeq = new Map(deliveries.map((d) => [d.seq, d]))
+      assert.equal(deliveries.length, 2)
+      const [a, b] = [...bySeq.keys()].sort((x, y) => x - y)
+      assert.deepEqual(
+        bySeq.get(a!)!.task.artifacts.map((x) => x.id),
+        [first.id],
+      )
+      assert.deepEqual(
+        bySeq.get(b!)!.task.artifacts.map((x) => x.id),
+        [first.id, second.id],
+      )
+      assert.equal(bySeq.get(b!)!.task.logCount, 1)
+      assert.equal(bySeq.get(b!)!.task.version, b)
+    })
+
     it('numbers events consecutively after the version and stores the fold', async () => {
       const task = await createTask(store())
       const first = await store().append({ taskId: task.id, scope: SCOPE, events: [status('WORKING')] })
