@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http'
+import type { FastifyRequest } from 'fastify'
+import { SwitchboardError } from '../model/errors.ts'
 
 /**
  * A signal aborted when the client goes away before the response is complete. A response that
@@ -182,4 +184,18 @@ export const pipeFrames = async (
   } finally {
     stream.end()
   }
+}
+
+/** `Last-Event-ID`: the sequence of the last event the client holds (undefined when absent). */
+export const lastEventId = (request: FastifyRequest): number | undefined => {
+  const header = request.headers['last-event-id']
+  if (header === undefined || header === '') return undefined
+  const value = Number(header)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new SwitchboardError(
+      'INVALID_REQUEST',
+      `Last-Event-ID must be a non-negative integer, got "${String(header).slice(0, 40)}"`,
+    )
+  }
+  return value
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../../http/context.ts'
-import { disconnectSignal } from '../../http/sse.ts'
+import { disconnectSignal, lastEventId } from '../../http/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
-import { lastEventId, serveStream } from './stream.ts'
+import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
 import type { StreamItem } from './wire.ts'
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../../http/context.ts'
-import { disconnectSignal } from '../../http/sse.ts'
+import { disconnectSignal, lastEventId } from '../../http/sse.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
-import { lastEventId, serveStream } from './stream.ts'
+import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
 import { A2A_CONTENT_TYPE, type StreamItem } from './wire.ts'
 

@@ -1,7 +1,6 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import type { ServerContext } from '../../http/context.ts'
 import { type SseFrame, SseStream } from '../../http/sse.ts'
-import { SwitchboardError } from '../../model/errors.ts'
 import type { TaskEvent } from '../../model/events.ts'
 import { applyEvent } from '../../model/fold.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
@@ -74,20 +73,6 @@ async function* updates(
     yield* streamItemsOf(event, folded, baseUrl)
     if (event.kind === 'status' && endsStream(event.state)) return
   }
-}
-
-/** `Last-Event-ID`: the sequence of the last event the client holds; undefined when not resuming. */
-export const lastEventId = (request: FastifyRequest): number | undefined => {
-  const header = request.headers['last-event-id']
-  if (header === undefined || header === '') return undefined
-  const value = Number(header)
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new SwitchboardError(
-      'INVALID_REQUEST',
-      `Last-Event-ID must be a non-negative integer, got "${String(header).slice(0, 40)}"`,
-    )
-  }
-  return value
 }
 
 export interface ServeStreamOptions {

@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Caller } from '../../engine/engine.ts'
 import { attachment, bodyCheck, uuidParam } from '../../http/body.ts'
 import { sendCard } from '../../http/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../http/context.ts'
 import { asSwitchboardError, HTTP_STATUS } from '../../http/errors.ts'
-import { disconnectSignal, pipeFrames, type SseFrame, SseStream } from '../../http/sse.ts'
+import { disconnectSignal, lastEventId, pipeFrames, type SseFrame, SseStream } from '../../http/sse.ts'
 import { contentTypeOf } from '../../model/artifacts.ts'
-import { SwitchboardError } from '../../model/errors.ts'
 import type { TaskEvent } from '../../model/events.ts'
 import { applyEvent, emptyTask, headerOf } from '../../model/fold.ts'
 import type { Task } from '../../model/task.ts'
@@ -20,20 +19,6 @@ interface TaskParams {
 
 const checkCreate = bodyCheck<{ input: Record<string, unknown> }>(CREATE_TASK_BODY)
 const checkInput = bodyCheck<{ input: Record<string, unknown> }>(PROVIDE_INPUT_BODY)
-
-/** `Last-Event-ID` is the sequence of the last event the client holds. */
-const lastEventId = (request: FastifyRequest): number => {
-  const header = request.headers['last-event-id']
-  if (header === undefined || header === '') return 0
-  const value = Number(header)
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new SwitchboardError(
-      'INVALID_REQUEST',
-      `Last-Event-ID must be a non-negative integer, got "${String(header).slice(0, 40)}"`,
-    )
-  }
-  return value
-}
 
 /** The Clawpedia task protocol for one mounted agent: cards, tasks, artifacts, the SSE stream. */
 export const clawpediaRoutes = async (
@@ -121,7 +106,7 @@ export const clawpediaRoutes = async (
 
   app.get<{ Params: TaskParams }>('/tasks/:taskId/stream', async (request, reply) => {
     const taskId = uuidParam(request.params.taskId, 'task_id')
-    const resumeAfter = lastEventId(request)
+    const resumeAfter = lastEventId(request) ?? 0
     const task = await engine.getTask(caller, taskId)
     const signal = disconnectSignal(reply.raw)
     // The stream replays from the first event so each `status` frame carries the task as it was then.
