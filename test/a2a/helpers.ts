@@ -9,6 +9,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { AgentError, defineAgent } from '../../src/agent/define.ts'
 import { demoAgents } from '../../src/demo/index.ts'
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/http/server.ts'
+import { type JsonResponse as HttpResult, request as http } from '../helpers/server.ts'
 
 export const V = { 'A2A-Version': '1.0' } as const
 
@@ -133,38 +134,8 @@ export const startReceiver = async (): Promise<{
   }
 }
 
-export interface HttpResult {
-  status: number
-  headers: Headers
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected field by field
-  body: any
-}
-
-/** One HTTP exchange; JSON bodies are parsed. */
-export const http = async (
-  url: string,
-  init: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-): Promise<HttpResult> => {
-  const headers: Record<string, string> = { ...init.headers }
-  let body: string | undefined
-  if (init.raw !== undefined) body = init.raw
-  else if (init.body !== undefined) {
-    body = JSON.stringify(init.body)
-    headers['content-type'] ??= 'application/json'
-  }
-  const response = await fetch(url, {
-    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
-    headers,
-    body,
-  })
-  const text = await response.text()
-  const type = response.headers.get('content-type') ?? ''
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: type.includes('json') && text ? JSON.parse(text) : text,
-  }
-}
+/** One HTTP exchange; JSON bodies are parsed (the shared test helper). */
+export { type HttpResult, http }
 
 let rpcId = 0
 
