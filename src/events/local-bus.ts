@@ -58,13 +58,6 @@ export class LocalBus implements EventBus {
     return () => this.#workListeners.delete(listener)
   }
 
-  /** Open subscriptions, for tests and metrics. */
-  get subscriptionCount(): number {
-    let n = 0
-    for (const set of this.#listeners.values()) n += set.size
-    return n
-  }
-
   async close(): Promise<void> {
     this.#listeners.clear()
     this.#workListeners.clear()

@@ -111,37 +111,13 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
   const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
-  let push: PushWorker | undefined
-  const engine = new Engine({
-    store,
-    bus,
-    agents,
-    singleProcess: store.backend !== 'postgres',
-    logger,
-    fetchFile: createFileFetcher(dispatcher),
-    onOutboxWrite: () => push?.wake(),
-    ...options.engine,
-    replicaId,
-  })
-
   const host = options.host ?? DEFAULTS.host
   let port = options.port ?? DEFAULTS.port
   const publicUrl = (): string =>
     (
       options.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
     ).replace(/\/+$/, '')
-  const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
-  const server: ServerContext = {
-    engine,
-    scope: DEFAULT_SCOPE,
-    heartbeats,
-    stallMs: options.stallMs ?? DEFAULTS.stallMs,
-    publicUrl,
-    startedAt: new Date(),
-    logger,
-    a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
-    checkOutboundUrl: (url) => assertUrlAllowed(url, policy),
-  }
+
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
   const worker = new PushWorker({
     store,
@@ -154,7 +130,31 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     }),
     ...pushOptions,
   })
-  push = worker
+
+  const engine = new Engine({
+    store,
+    bus,
+    agents,
+    singleProcess: store.backend !== 'postgres',
+    logger,
+    fetchFile: createFileFetcher(dispatcher),
+    onOutboxWrite: () => worker.wake(),
+    ...options.engine,
+    replicaId,
+  })
+
+  const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
+  const server: ServerContext = {
+    engine,
+    scope: DEFAULT_SCOPE,
+    heartbeats,
+    stallMs: options.stallMs ?? DEFAULTS.stallMs,
+    publicUrl,
+    startedAt: new Date(),
+    logger,
+    a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
+    checkOutboundUrl: (url) => assertUrlAllowed(url, policy),
+  }
 
   const app = Fastify({
     loggerInstance: logger,
