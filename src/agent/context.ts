@@ -46,9 +46,18 @@ export interface TaskContext {
   readonly text: string | undefined
   /** The A2A message that created the task, if any. */
   readonly message: Message | undefined
-  /** Appends a log line to the task (streamed as a `log` event). */
+  /**
+   * Appends a log line to the task (streamed as a `log` event). Resolves once accepted: see
+   * `artifact` for what that promises.
+   */
   log(level: LogLevelName, message: string): Promise<void>
-  /** Publishes an artifact; resolves once it is stored. */
+  /**
+   * Publishes an artifact. Resolves once accepted, usually at once: the run's writes are committed
+   * in call order, in batches, each before anyone (a stream, a GET, a webhook) can see it, and all
+   * before the task's outcome. If the task was cancelled or the run lost its lease, it rejects and
+   * `signal` aborts. A file artifact resolves once its bytes are stored; a handler that queues
+   * hundreds of writes faster than the store commits them waits for them.
+   */
   artifact(spec: ArtifactSpec): Promise<Artifact>
   /**
    * Asks the client for more input: the task goes INPUT_REQUIRED with `prompt`. Resolves with the

@@ -2,6 +2,7 @@ import type { EventBus } from '../events/contract.ts'
 import { isSwitchboardError, SwitchboardError } from '../model/errors.ts'
 import type { EventBody, TaskEvent } from '../model/events.ts'
 import { INTERRUPTED_STATES, isTerminal } from '../model/states.ts'
+import type { Task } from '../model/task.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
 import type { EngineLogger } from './logger.ts'
 import type { AgentRegistry } from './registry.ts'
@@ -16,10 +17,16 @@ export interface AdmissionOptions {
   leaseMs: number
   pollMs: number
   shutdownGraceMs: number
-  committed: (taskId: string, events: readonly TaskEvent[]) => void
+  committed: (taskId: string, events: readonly TaskEvent[], task?: Task) => void
   fetchFile: FileFetcher
   logger: EngineLogger
 }
+
+/**
+ * How a run ended: its last write released the lease with it; it recorded its end (or had nothing
+ * to record) and the lease must be released; or it could not record its end, and the lease lapses.
+ */
+type RunEnd = 'released' | 'recorded' | 'unrecorded'
 
 /** How often runs are checked for leases about to lapse unrenewed; they stop two checks early. */
 const fenceEvery = (leaseMs: number): number => Math.max(50, Math.floor(leaseMs / 10))
@@ -96,9 +103,9 @@ export class Admission {
 
   async #runToEnd(claimed: ClaimedTask): Promise<void> {
     const { task } = claimed
-    let recorded = false
+    let ended: RunEnd = 'unrecorded'
     try {
-      recorded = await this.#execute(claimed)
+      ended = await this.#execute(claimed)
     } catch (error) {
       // The store refused a final status (the database is failing): log it, never crash the replica.
       this.#options.logger.error({ err: error, taskId: task.id }, 'could not record how a task run ended')
@@ -111,7 +118,7 @@ export class Admission {
       // A run stopped over its lease, or one that could not record how it ended, is left as a dead
       // replica would leave it: the lease lapses and the next claimer sees the task as interrupted,
       // so the agent's retry policy decides. Released, it would look like fresh work and run again.
-      if (recorded && !(isSwitchboardError(reason) && reason.code === 'LEASE_LOST')) {
+      if (ended === 'recorded' && !(isSwitchboardError(reason) && reason.code === 'LEASE_LOST')) {
         try {
           await this.#options.store.releaseLease(this.#options.owner, task.id)
         } catch (error) {
@@ -182,24 +189,25 @@ export class Admission {
     }
   }
 
-  /** Runs the claimed task; false when the run ended without recording its outcome. */
-  async #execute({ task, interrupted: wasInterrupted }: ClaimedTask): Promise<boolean> {
+  /** Runs the claimed task; says whether the run recorded its end, and whether that freed the lease. */
+  async #execute({ task, interrupted: wasInterrupted }: ClaimedTask): Promise<RunEnd> {
     const { store, agents, owner, committed } = this.#options
-    if (isTerminal(task.state) || INTERRUPTED_STATES.has(task.state)) return true
-    const finalStatus = (body: EventBody): Promise<void> =>
+    if (isTerminal(task.state) || INTERRUPTED_STATES.has(task.state)) return 'recorded'
+    const finalStatus = (body: EventBody): Promise<RunEnd> =>
       store
-        .append({ taskId: task.id, events: [body], leaseOwner: owner })
-        .then(({ events }) => committed(task.id, events))
+        .append({ taskId: task.id, events: [body], leaseOwner: owner, releaseLease: true })
+        .then((appended) => {
+          committed(task.id, appended.events, appended.task)
+          return 'released'
+        })
     if (!agents.has(task.agent)) {
-      await finalStatus(interrupted(`agent "${task.agent}" is no longer hosted by this server`))
-      return true
+      return finalStatus(interrupted(`agent "${task.agent}" is no longer hosted by this server`))
     }
     const agent = agents.get(task.agent)
     if (wasInterrupted && task.state === 'WORKING' && !agent.definition.retryable) {
-      await finalStatus(
+      return finalStatus(
         interrupted('the server stopped while the task was running, and the agent is not retryable'),
       )
-      return true
     }
     const run = new TaskRun({
       task,
@@ -213,10 +221,10 @@ export class Admission {
     this.#runs.set(task.id, run)
     try {
       await run.execute()
-      return true
+      return run.released ? 'released' : 'recorded'
     } catch (error) {
       this.#options.logger.error({ err: error, taskId: task.id }, 'task run failed unexpectedly')
-      return false
+      return 'unrecorded'
     }
   }
 
@@ -277,12 +285,12 @@ export class Admission {
     for (const run of this.#runs.values()) {
       if (!agents.has(run.agentSlug) || !agents.get(run.agentSlug).definition.retryable) {
         try {
-          const { events } = await store.append({
+          const appended = await store.append({
             taskId: run.taskId,
             events: [interrupted('the server shut down while the task was running')],
             leaseOwner: owner,
           })
-          committed(run.taskId, events)
+          committed(run.taskId, appended.events, appended.task)
         } catch (error) {
           logger.warn({ err: error, taskId: run.taskId }, 'could not mark an interrupted task')
         }

@@ -1,7 +1,7 @@
 import type { EventBus } from '../events/contract.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import type { JsonObject, TaskEvent } from '../model/events.ts'
-import { applyEvent } from '../model/fold.ts'
+import { fold, headerOf } from '../model/fold.ts'
 import { newId } from '../model/ids.ts'
 import type { Message, Metadata } from '../model/parts.ts'
 import type { Delivery, DeliveryState, PushConfig, PushTarget } from '../model/push.ts'
@@ -97,7 +97,7 @@ export class Engine {
       leaseMs: options.leaseMs ?? 30_000,
       pollMs: options.pollMs ?? 1_000,
       shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
-      committed: (taskId, events) => this.#committed(taskId, events),
+      committed: (taskId, events, task) => this.#committed(taskId, events, task),
       fetchFile: options.fetchFile ?? refuseFetch,
       logger: this.#logger,
     })
@@ -172,7 +172,9 @@ export class Engine {
     if (reserved && !result.leased) this.#admission.unreserve(definition.slug)
     if (result.created) {
       this.#committed(result.task.id, result.events)
-      if (result.leased) this.#admission.run({ task: result.task, interrupted: false }, askedAt)
+      // The run reads its own copy of the task: the caller's may be folded on (a stream).
+      const own = fold(headerOf(result.task), result.events)
+      if (result.leased) this.#admission.run({ task: own, interrupted: false }, askedAt)
       else this.#bus.announceWork()
     }
     return { task: result.task, created: result.created }
@@ -217,7 +219,7 @@ export class Engine {
       ],
       requestRun: true,
     })
-    this.#committed(task.id, events)
+    this.#committed(task.id, events, updated)
     this.#bus.announceWork()
     return updated
   }
@@ -231,7 +233,7 @@ export class Engine {
         scope,
         events: [{ kind: 'status', state: 'CANCELLED' }],
       })
-      this.#committed(taskId, events)
+      this.#committed(taskId, events, task)
       return task
     } catch (error) {
       if (error instanceof SwitchboardError && error.code === 'TASK_TERMINAL') {
@@ -256,16 +258,22 @@ export class Engine {
   }
 
   listTasks(scope: Caller, query: ListTasksQuery): Promise<ListTasksPage> {
-    return this.#store.listTasks(scope, scope.agent === undefined ? query : { ...query, agent: scope.agent })
+    return this.#store.listTasks(
+      scope,
+      scope.agent === undefined ? query : Object.assign({}, query, { agent: scope.agent }),
+    )
   }
 
-  /** Every event of the task after `afterSeq`, live, ending after the terminal status. */
+  /**
+   * Every event of the task after `afterSeq`, live, ending after the terminal status. `known`: the
+   * task as the caller just read it in this scope, which spares reading it again to check access.
+   */
   async follow(
     scope: Caller,
     taskId: string,
-    options: { afterSeq?: number; signal?: AbortSignal } = {},
+    options: { afterSeq?: number; signal?: AbortSignal; known?: Task } = {},
   ): Promise<AsyncGenerator<TaskEvent, void, undefined>> {
-    await this.getTask(scope, taskId)
+    if (options.known?.id !== taskId) await this.getTask(scope, taskId)
     return followEvents({
       store: this.#store,
       bus: this.#bus,
@@ -275,28 +283,52 @@ export class Engine {
     })
   }
 
-  /** Resolves with the task once its state satisfies `until` (or the signal aborts: the task as it is). */
+  /**
+   * Resolves with the task once its state satisfies `until`, or once it is terminal (it will not
+   * change again), or when the signal aborts (the task as it is). A state that satisfied `until`
+   * only in passing, within one committed batch, may be seen as the state after the batch.
+   * `known`: the task as the caller just had it (a submit's answer), which spares a read.
+   */
   async waitFor(
     scope: Caller,
     taskId: string,
     until: (state: TaskState) => boolean,
-    signal?: AbortSignal,
+    options: { signal?: AbortSignal; known?: Task } = {},
   ): Promise<Task> {
-    const task = await this.getTask(scope, taskId)
-    if (until(task.state)) return task
-    const events = followEvents({
-      store: this.#store,
-      bus: this.#bus,
-      taskId,
-      afterSeq: task.version,
-      ...(signal && { signal }),
+    const { signal, known } = options
+    let arrived: Task | undefined
+    let stale = false
+    let wake: (() => void) | undefined
+    // Listen first, then look: nothing committed in between is missed.
+    const unsubscribe = this.#bus.subscribe(taskId, (note) => {
+      const done = (state: TaskState): boolean => until(state) || isTerminal(state)
+      if (note.task && done(note.task.state)) arrived ??= note.task
+      else if (!note.events || note.events.some((e) => e.kind === 'status' && done(e.state))) stale = true
+      wake?.()
     })
-    // The task read above, with every later event folded in, is the task now: no second read.
-    for await (const event of events) {
-      applyEvent(task, event)
-      if (event.kind === 'status' && until(event.state)) break
+    const rouse = (): void => wake?.()
+    signal?.addEventListener('abort', rouse)
+    try {
+      let task: Task
+      if (known && (await this.#store.readEvents(taskId, known.version, 1)).length === 0) task = known
+      else task = await this.getTask(scope, taskId)
+      while (!until(task.state) && !isTerminal(task.state) && !signal?.aborted) {
+        if (arrived) return arrived
+        if (stale) {
+          stale = false
+          task = await this.getTask(scope, taskId)
+          continue
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve
+        })
+        wake = undefined
+      }
+      return task
+    } finally {
+      unsubscribe()
+      signal?.removeEventListener('abort', rouse)
     }
-    return task
   }
 
   async getArtifact(scope: Caller, artifactId: string): Promise<StoredArtifact> {
@@ -366,8 +398,8 @@ export class Engine {
     return this.#store.countDeliveries()
   }
 
-  #committed(taskId: string, events: readonly TaskEvent[]): void {
-    this.#bus.publish(taskId, events)
+  #committed(taskId: string, events: readonly TaskEvent[], task?: Task): void {
+    this.#bus.publish(taskId, events, task)
     if (this.#options.onOutboxWrite && events.some((e) => e.kind === 'status' || e.kind === 'artifact')) {
       this.#options.onOutboxWrite()
     }

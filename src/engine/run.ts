@@ -30,7 +30,7 @@ export interface TaskRunOptions {
   /** The lease owner (this replica): every write is guarded by it. */
   owner: string
   /** Called after every committed append (publishes on the bus, wakes the push worker). */
-  committed: (taskId: string, events: readonly TaskEvent[]) => void
+  committed: (taskId: string, events: readonly TaskEvent[], task?: Task) => void
   /** Downloads through the server's outbound policy. */
   fetchFile: FileFetcher
 }
@@ -43,9 +43,14 @@ export type FileFetcher = (
 interface PendingWrite {
   body: EventBody
   blob: Uint8Array | undefined
+  /** The run's terminal status: it releases the lease with it. */
+  last: boolean
   resolve: (event: TaskEvent) => void
   reject: (error: unknown) => void
 }
+
+/** Writes a run may have queued, uncommitted, before its log and artifact calls wait for the store. */
+const QUEUE_LIMIT = 256
 
 const LEVELS: Record<LogLevelName, LogLevel> = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' }
 
@@ -78,6 +83,7 @@ export class TaskRun {
   #logsSeen = 0
   #artifactsSeen = 0
   #asksSeen = 0
+  #released = false
 
   constructor(options: TaskRunOptions) {
     this.#options = options
@@ -87,6 +93,11 @@ export class TaskRun {
 
   get signal(): AbortSignal {
     return this.#controller.signal
+  }
+
+  /** True once the run's last write committed and released the lease with it. */
+  get released(): boolean {
+    return this.#released
   }
 
   abort(reason: SwitchboardError): void {
@@ -110,7 +121,8 @@ export class TaskRun {
       }
     })
     try {
-      if (task.state === 'SUBMITTED') await this.#write({ kind: 'status', state: 'WORKING' })
+      // Not awaited: WORKING goes out in one batch with what the handler emits first.
+      if (task.state === 'SUBMITTED') void handled(this.#write({ kind: 'status', state: 'WORKING' }))
       const outcome = await this.#invoke(agent, task)
       if (outcome) await this.#finish(outcome)
     } catch (error) {
@@ -180,11 +192,13 @@ export class TaskRun {
   async #finish(status: EventBody): Promise<void> {
     this.#ending = true
     try {
-      await this.#write(status)
+      await this.#write(status, undefined, true)
     } catch (error) {
       if (isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')) return
       await this.#write(
         failed({ code: 'AGENT_ERROR', message: `could not store the result: ${String(error)}` }),
+        undefined,
+        true,
       )
     }
   }
@@ -212,7 +226,7 @@ export class TaskRun {
     if (!upper) throw new TypeError(`log level must be one of ${Object.keys(LEVELS).join(', ')}`)
     let text = String(message)
     if (text.length > LIMITS.logMessageChars) text = `${text.slice(0, LIMITS.logMessageChars)}… [truncated]`
-    await this.#write({ kind: 'log', level: upper, message: text })
+    await this.#accept({ kind: 'log', level: upper, message: text })
   }
 
   async #artifact(spec: ArtifactSpec): Promise<Artifact> {
@@ -220,7 +234,7 @@ export class TaskRun {
     const recorded = this.#options.task.artifacts[index]
     if (recorded) return recorded
     const { artifact, bytes } = buildArtifact(this.taskId, spec)
-    await this.#write({ kind: 'artifact', artifact }, bytes)
+    await this.#accept({ kind: 'artifact', artifact }, bytes)
     return artifact
   }
 
@@ -234,38 +248,60 @@ export class TaskRun {
     this.#suspended = true
     const status: EventBody = { kind: 'status', state: 'INPUT_REQUIRED', prompt, messageId: newId() }
     if (schema !== undefined) status.inputSchema = schema
+    // Not the run's last write as far as the lease goes: released only after this run has wound
+    // down, so an answer cannot start the next run of the task beside this one.
     await this.#write(status)
     const suspended = new TaskSuspended()
     this.#controller.abort(suspended)
     throw suspended
   }
 
-  #write(body: EventBody, blob?: Uint8Array): Promise<TaskEvent> {
+  /**
+   * Queues a log line or an artifact and answers at once: it is committed in order with the run's
+   * other writes, before anyone can see it, and at the latest with the run's outcome. A refused
+   * write (the task ended, the lease is lost) aborts the signal, and every later call rejects.
+   * A handler that outruns the store waits for its queue to drain below QUEUE_LIMIT, and file
+   * bytes are never held in memory unwritten: a file artifact answers once it is stored.
+   */
+  #accept(body: EventBody, blob?: Uint8Array): Promise<unknown> {
+    const written = handled(this.#write(body, blob))
+    if (blob || this.#controller.signal.aborted || this.#queue.length > QUEUE_LIMIT) return written
+    return Promise.resolve()
+  }
+
+  #write(body: EventBody, blob?: Uint8Array, last = false): Promise<TaskEvent> {
     if (this.#controller.signal.aborted) return Promise.reject(this.#controller.signal.reason)
     const written = new Promise<TaskEvent>((resolve, reject) => {
-      this.#queue.push({ body, blob, resolve, reject })
+      this.#queue.push({ body, blob, last, resolve, reject })
     })
     this.#flushing ??= this.#flush()
     return written
   }
 
   async #flush(): Promise<void> {
-    // Yield once so calls made in the same tick join this batch.
-    await null
+    // Yield a turn so calls made meanwhile join this batch.
+    await new Promise((r) => setImmediate(r))
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0)
       const blobs = new Map<string, Uint8Array>()
+      let last = false
       for (const write of batch) {
         if (write.blob && write.body.kind === 'artifact') blobs.set(write.body.artifact.id, write.blob)
+        last ||= write.last
       }
       try {
-        const { events } = await this.#options.store.append({
+        const appended = await this.#options.store.append({
           taskId: this.taskId,
           events: batch.map((w) => w.body),
           blobs,
           leaseOwner: this.#options.owner,
+          ...(last && { releaseLease: true }),
         })
-        this.#options.committed(this.taskId, events)
+        if (last) this.#released = true
+        const { events } = appended
+        // A status change folds the task anyway; a log or an artifact alone is not worth folding.
+        const folded = events.some((e) => e.kind === 'status') ? appended.task : undefined
+        this.#options.committed(this.taskId, events, folded)
         for (const [i, write] of batch.entries()) write.resolve(events[i]!)
       } catch (error) {
         for (const write of batch) write.reject(error)
@@ -280,6 +316,7 @@ export class TaskRun {
 
 const failed = (error: TaskError): EventBody => ({ kind: 'status', state: 'FAILED', error })
 
+/** Object.assign onto `common`, not `{ ...common, … }`: see stampEvent on V8's slow path. */
 const buildArtifact = (taskId: string, spec: ArtifactSpec): { artifact: Artifact; bytes?: Uint8Array } => {
   const common = { id: newId(), taskId, createdAt: nowIso() } as Artifact
   if (spec.name !== undefined) common.name = spec.name
@@ -293,7 +330,7 @@ const buildArtifact = (taskId: string, spec: ArtifactSpec): { artifact: Artifact
           `a ${spec.type} artifact is limited to ${LIMITS.inlineArtifactBytes} bytes; use a file artifact`,
         )
       }
-      const artifact = { ...common, type: spec.type, text } as Artifact
+      const artifact = Object.assign(common, { type: spec.type, text }) as Artifact
       if (spec.type === 'text' && spec.mediaType)
         (artifact as { mediaType?: string }).mediaType = spec.mediaType
       return { artifact }
@@ -306,12 +343,12 @@ const buildArtifact = (taskId: string, spec: ArtifactSpec): { artifact: Artifact
           `a json artifact is limited to ${LIMITS.inlineArtifactBytes} bytes; use a file artifact`,
         )
       }
-      return { artifact: { ...common, type: 'json', value: JSON.parse(json) } as Artifact }
+      return { artifact: Object.assign(common, { type: 'json', value: JSON.parse(json) }) as Artifact }
     }
     case 'url': {
       if (!URL.canParse(spec.url))
         throw new TypeError(`a url artifact needs an absolute URL, got "${spec.url}"`)
-      const artifact = { ...common, type: 'url', url: spec.url } as Artifact & {
+      const artifact = Object.assign(common, { type: 'url', url: spec.url }) as Artifact & {
         mediaType?: string
         filename?: string
       }
@@ -326,13 +363,12 @@ const buildArtifact = (taskId: string, spec: ArtifactSpec): { artifact: Artifact
       if (bytes.byteLength > LIMITS.fileArtifactBytes) {
         throw new RangeError(`a file artifact is limited to ${LIMITS.fileArtifactBytes} bytes`)
       }
-      const artifact = {
-        ...common,
+      const artifact = Object.assign(common, {
         type: 'file',
         filename: spec.filename,
         mediaType: spec.mediaType,
         size: bytes.byteLength,
-      } as Artifact
+      }) as Artifact
       return { artifact, bytes }
     }
     default:

@@ -1,4 +1,5 @@
 import type { TaskEvent } from '../model/events.ts'
+import type { Task } from '../model/task.ts'
 import type { EventBus, TaskListener, TaskNote } from './contract.ts'
 
 /** The in-process bus: enough for one process (the SQLite deployment) and the base of the others. */
@@ -6,9 +7,9 @@ export class LocalBus implements EventBus {
   readonly #listeners = new Map<string, Set<TaskListener>>()
   readonly #workListeners = new Set<() => void>()
 
-  publish(taskId: string, events: readonly TaskEvent[]): void {
+  publish(taskId: string, events: readonly TaskEvent[], task?: Task): void {
     const last = events.at(-1)
-    if (last) this.deliver({ taskId, seq: last.seq, events })
+    if (last) this.deliver(task ? { taskId, seq: last.seq, events, task } : { taskId, seq: last.seq, events })
   }
 
   /** Hands a note to this process's listeners; cross-process buses call it for remote notes too. */

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import type { TaskEvent } from '../model/events.ts'
+import type { Task } from '../model/task.ts'
 import { quoteSchema } from '../store/postgres/db.ts'
 import { EVENTS_CHANNEL, parseTaskNote, WORK_CHANNEL } from '../store/postgres/notify.ts'
 import type { EventBus, TaskListener } from './contract.ts'
@@ -54,8 +55,8 @@ export class PostgresBus implements EventBus {
   }
 
   /** The store already sent the NOTIFY in the committing transaction; here only local delivery. */
-  publish(taskId: string, events: readonly TaskEvent[]): void {
-    this.#local.publish(taskId, events)
+  publish(taskId: string, events: readonly TaskEvent[], task?: Task): void {
+    this.#local.publish(taskId, events, task)
   }
 
   subscribe(taskId: string, listener: TaskListener): () => void {

@@ -48,6 +48,7 @@ export class SseStream {
   readonly #heartbeats: Heartbeats
   #lastWrite = Date.now()
   #closed = false
+  #corked = false
   ping: () => SseFrame | string
 
   constructor(res: ServerResponse, heartbeats: Heartbeats, ping: () => SseFrame | string) {
@@ -83,11 +84,25 @@ export class SseStream {
     return this.write(encode(frame))
   }
 
-  /** Writes a raw chunk (a comment line, or pre-encoded frames). */
+  /**
+   * Writes a raw chunk (a comment line, or pre-encoded frames). Frames written in one tick (a batch
+   * of events committed together) leave in one packet: the response is corked until the tick ends.
+   */
   write(chunk: string): boolean {
     if (this.#closed) return false
-    this.#lastWrite = Date.now()
+    if (!this.#corked) {
+      this.#corked = true
+      this.#lastWrite = Date.now()
+      this.#res.cork()
+      process.nextTick(() => this.#uncork())
+    }
     return this.#res.write(chunk)
+  }
+
+  #uncork(): void {
+    if (!this.#corked) return
+    this.#corked = false
+    this.#res.uncork()
   }
 
   drained(stallMs: number): Promise<boolean> {
@@ -116,6 +131,7 @@ export class SseStream {
   end(): void {
     if (this.#closed) return
     this.#markClosed()
+    this.#uncork()
     this.#res.end()
   }
 

@@ -114,6 +114,11 @@ export interface AppendRequest {
   leaseOwner?: string
   /** Marks the task as needing a run (an answer arrived). */
   requestRun?: boolean
+  /**
+   * The run ends with this write (its outcome): the lease held by `leaseOwner` is released in the
+   * same transaction, exactly as `releaseLease` would, saving a write per run.
+   */
+  releaseLease?: boolean
 }
 
 export interface AppendResult {

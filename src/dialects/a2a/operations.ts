@@ -85,7 +85,7 @@ export class A2aOperations {
     const blocking = request.configuration?.returnImmediately !== true
     const task =
       blocking && !settled(accepted.state)
-        ? await this.#engine.waitFor(this.#caller, accepted.id, settled, signal)
+        ? await this.#engine.waitFor(this.#caller, accepted.id, settled, { signal, known: accepted })
         : accepted
     return { task: this.#view(task, request.configuration?.historyLength) }
   }
@@ -95,7 +95,7 @@ export class A2aOperations {
     const task = await this.#accept(request)
     const events = settled(task.state)
       ? undefined
-      : await this.#engine.follow(this.#caller, task.id, { afterSeq: task.version, signal })
+      : await this.#engine.follow(this.#caller, task.id, { afterSeq: task.version, signal, known: task })
     return liveStream({
       snapshot: task,
       events,
@@ -163,7 +163,7 @@ export class A2aOperations {
     const { id } = checkSubscribe(params)
     const task = await this.#task(id)
     if (resumeAfter !== undefined) {
-      const events = await this.#engine.follow(this.#caller, id, { afterSeq: 0, signal })
+      const events = await this.#engine.follow(this.#caller, id, { afterSeq: 0, signal, known: task })
       return resumedStream(events, emptyTask(headerOf(task)), resumeAfter, this.baseUrl)
     }
     if (isTerminal(task.state)) {
@@ -173,7 +173,11 @@ export class A2aOperations {
         { taskId: id, state: task.state },
       )
     }
-    const events = await this.#engine.follow(this.#caller, id, { afterSeq: task.version, signal })
+    const events = await this.#engine.follow(this.#caller, id, {
+      afterSeq: task.version,
+      signal,
+      known: task,
+    })
     return liveStream({ snapshot: task, events, baseUrl: this.baseUrl })
   }
 

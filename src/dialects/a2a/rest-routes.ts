@@ -109,7 +109,7 @@ export const a2aRestRoutes = async (
     if (verb === 'subscribe') return subscribe(request, reply, id)
     if (verb !== undefined) return sendFailure(reply, noRoute(request))
     const query = fromQuery(request.query, { ints: ['historyLength'] })
-    return send(reply, await ops.getTask({ ...query, id }))
+    return send(reply, await ops.getTask(Object.assign(query, { id })))
   })
 
   app.post<{ Params: { target: string } }>('/tasks/:target', async (request, reply) => {
@@ -127,7 +127,7 @@ export const a2aRestRoutes = async (
     '/tasks/:taskId/pushNotificationConfigs',
     async (request, reply) => {
       const query = fromQuery(request.query, { ints: ['pageSize'], strings: ['pageToken'] })
-      return send(reply, await ops.listPushConfigs({ ...query, taskId: request.params.taskId }))
+      return send(reply, await ops.listPushConfigs(Object.assign(query, { taskId: request.params.taskId })))
     },
   )
 

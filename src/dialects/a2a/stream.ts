@@ -17,7 +17,7 @@ import type { StreamItem } from './wire.ts'
 const endsStream = (state: TaskState): boolean => isTerminal(state) || state === 'INPUT_REQUIRED'
 
 export interface LiveStreamOptions {
-  /** The task as the stream starts; its first item. */
+  /** The task as the stream starts; its first item. The stream then folds every event into it. */
   snapshot: Task
   /** Events after the snapshot's version, or none when the stream ends at the snapshot. */
   events: AsyncIterable<TaskEvent> | undefined
@@ -27,8 +27,8 @@ export interface LiveStreamOptions {
 
 /**
  * The Task first, then every later event as updates, until the task is terminal or waits for input.
- * The first item and the copy the updates fold into are made now, so an open stream holds one copy
- * of the task (the one it folds), not the snapshot as well: thousands of streams stay open.
+ * The first item is made now; the updates then fold into the snapshot itself, which the caller
+ * hands over (a task it read or created for this stream), so an open stream holds one copy.
  */
 export const liveStream = (options: LiveStreamOptions): AsyncGenerator<StreamItem> => {
   const { snapshot, events, baseUrl } = options
@@ -36,7 +36,7 @@ export const liveStream = (options: LiveStreamOptions): AsyncGenerator<StreamIte
     id: snapshot.version,
     response: { task: toA2aTask(snapshot, { baseUrl, historyLength: options.historyLength }) },
   }
-  return firstThenUpdates(first, events && { events, folded: structuredClone(snapshot) }, baseUrl)
+  return firstThenUpdates(first, events && { events, folded: snapshot }, baseUrl)
 }
 
 async function* firstThenUpdates(

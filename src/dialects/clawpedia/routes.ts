@@ -110,7 +110,7 @@ export const clawpediaRoutes = async (
     const task = await engine.getTask(caller, taskId)
     const signal = disconnectSignal(reply.raw)
     // The stream replays from the first event so each `status` frame carries the task as it was then.
-    const events = await engine.follow(caller, taskId, { afterSeq: 0, signal })
+    const events = await engine.follow(caller, taskId, { afterSeq: 0, signal, known: task })
     reply.hijack()
     let cursor = resumeAfter
     const stream = new SseStream(reply.raw, server.heartbeats, () => ({

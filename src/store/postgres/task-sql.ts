@@ -68,7 +68,8 @@ export const taskSql = (s: string) => ({
   /**
    * Everything an append writes, in one round trip: events, artifacts, outbox rows, then the task
    * row with a compare-and-set on its version (redundant under the row lock, and cheap), then the
-   * notes. A terminal state ends the need to run; an answer (`request_run`) creates it.
+   * notes. A terminal state ends the need to run; an answer (`request_run`) creates it; a run's
+   * last write (`release`) frees its lease as releaseLease does.
    */
   commitAppend: statement(
     'sb_commit_append',
@@ -81,7 +82,10 @@ export const taskSql = (s: string) => ({
      deliveries AS (${INSERT_DELIVERIES(s)}),
      updated AS (
        UPDATE ${s}.tasks SET state = :state, version = :version, status_at = :status_at, snapshot = :snapshot,
-         run_pending = CASE WHEN :terminal::boolean THEN false WHEN :request_run::boolean THEN true ELSE run_pending END
+         run_pending = CASE WHEN :terminal::boolean THEN false WHEN :request_run::boolean THEN true
+           WHEN :release::boolean THEN :state IN ('SUBMITTED', 'WORKING') ELSE run_pending END,
+         lease_owner = CASE WHEN :release::boolean THEN NULL ELSE lease_owner END,
+         lease_expires_at = CASE WHEN :release::boolean THEN NULL ELSE lease_expires_at END
        WHERE id = :task_id AND version = :expected_version
        RETURNING run_pending
      )

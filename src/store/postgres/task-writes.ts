@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { SwitchboardError } from '../../model/errors.ts'
-import type { TaskEvent } from '../../model/events.ts'
+import { stampEvent, type TaskEvent } from '../../model/events.ts'
 import { applyEvent, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
 import type { PushTarget } from '../../model/push.ts'
@@ -105,7 +105,7 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
     }
     const outbox = new OutboxRows()
     for (const body of request.events) {
-      const event = { ...body, seq: task.version + 1, at } as TaskEvent
+      const event = stampEvent(body, task.version + 1, at)
       applyEvent(task, event)
       events.push(event)
       if (event.kind === 'artifact') {
@@ -129,6 +129,7 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
       snapshot: JSON.stringify(task),
       terminal: isTerminal(task.state),
       request_run: request.requestRun === true,
+      release: request.releaseLease === true && request.leaseOwner !== undefined,
       expected_version: row.version,
       event_note: formatTaskNote(ctx.replicaTag, task.id, task.version),
       work_note: ctx.replicaTag,

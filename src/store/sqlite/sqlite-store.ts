@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import type { Artifact } from '../../model/artifacts.ts'
 import { SwitchboardError } from '../../model/errors.ts'
-import type { TaskEvent } from '../../model/events.ts'
+import { stampEvent, type TaskEvent } from '../../model/events.ts'
 import { applyEvent, assertNotTerminal, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
 import {
@@ -188,26 +188,31 @@ export class SqliteStore implements Store {
    */
   async append(request: AppendRequest): Promise<AppendResult> {
     return this.#write((): AppendResult => {
-      const head = this.#sql.taskHead.get(request.taskId) as TaskHead | undefined
+      const quietable =
+        request.requestRun !== true &&
+        request.releaseLease !== true &&
+        request.events.every((e) => e.kind === 'log' || e.kind === 'artifact')
+      const head = (quietable ? this.#sql.taskHead : this.#sql.taskHeadAndSnapshot).get(request.taskId) as
+        | (TaskHead & { snapshot?: string })
+        | undefined
       if (!head || !visible(head, request.scope)) {
         throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
       }
       if (request.leaseOwner !== undefined && head.lease_owner !== request.leaseOwner) {
         throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
       }
+      if (head.snapshot !== undefined) return this.#appendFolded(request, head, this.#current(head.snapshot))
       const last = (this.#sql.lastSeq.get(request.taskId) as { seq: number }).seq
-      const quiet =
-        request.requestRun !== true &&
-        request.events.every((e) => e.kind === 'log' || e.kind === 'artifact') &&
-        last + request.events.length - head.version <= SNAPSHOT_EVERY
-      return quiet ? this.#appendQuiet(request, head, last) : this.#appendFolded(request, head)
+      return last + request.events.length - head.version <= SNAPSHOT_EVERY
+        ? this.#appendQuiet(request, head, last)
+        : this.#appendFolded(request, head, this.#readTask(request.taskId)!)
     })
   }
 
   #appendQuiet(request: AppendRequest, head: TaskHead, last: number): AppendResult {
     assertNotTerminal(request.taskId, head.state)
     const at = nowIso()
-    const events = request.events.map((body, i) => ({ ...body, seq: last + 1 + i, at }) as TaskEvent)
+    const events = request.events.map((body, i) => stampEvent(body, last + 1 + i, at))
     const configs = events.some((e) => e.kind === 'artifact') ? this.#pushConfigsOf(request.taskId) : []
     // Endpoints that hear of artifacts (A2A) get the task as it was at each one: fold it only then.
     const listened = configs.length > 0 && events.some((e) => configs.some((c) => notifies(c.target, e)))
@@ -235,15 +240,14 @@ export class SqliteStore implements Store {
     }
   }
 
-  #appendFolded(request: AppendRequest, head: TaskHead): AppendResult {
-    const task = this.#readTask(request.taskId)!
+  #appendFolded(request: AppendRequest, head: TaskHead, task: Task): AppendResult {
     const at = nowIso()
     const configs = request.events.some((e) => e.kind === 'status' || e.kind === 'artifact')
       ? this.#pushConfigsOf(request.taskId)
       : []
     const events: TaskEvent[] = []
     for (const body of request.events) {
-      const event = { ...body, seq: task.version + 1, at } as TaskEvent
+      const event = stampEvent(body, task.version + 1, at)
       applyEvent(task, event)
       events.push(event)
       this.#sql.insertEvent.run(task.id, event.seq, JSON.stringify(event))
@@ -258,6 +262,7 @@ export class SqliteStore implements Store {
       snapshot: JSON.stringify(task),
       request_run: request.requestRun ? 1 : 0,
       terminal: isTerminal(task.state) ? 1 : 0,
+      release: request.releaseLease && request.leaseOwner !== undefined ? 1 : 0,
       expected_version: head.version,
     })
     if (updated.changes !== 1) {
@@ -626,12 +631,19 @@ const prepare = (db: Database.Database) => ({
     VALUES (@id, @tenant, @owner, @agent, @context_id, @state, @version, @created_at, @status_at, @idempotency_key, 1, @lease_owner, @lease_expires_at, @snapshot)`),
   // The snapshot column is last in the row and not read: its overflow pages stay on disk.
   taskHead: db.prepare('SELECT state, tenant, owner, lease_owner, version FROM tasks WHERE id = ?'),
+  taskHeadAndSnapshot: db.prepare(
+    'SELECT state, tenant, owner, lease_owner, version, snapshot FROM tasks WHERE id = ?',
+  ),
   snapshotById: db.prepare('SELECT snapshot FROM tasks WHERE id = ?'),
   lastSeq: db.prepare('SELECT max(seq) AS seq FROM events WHERE task_id = ?'),
   taskSnapshot: db.prepare('SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = ?'),
+  // With @release the run's lease goes too, leaving the task as releaseLease would (see below).
   updateTask:
     db.prepare(`UPDATE tasks SET state = @state, version = @version, status_at = @status_at, snapshot = @snapshot,
-    run_pending = CASE WHEN @terminal = 1 THEN 0 WHEN @request_run = 1 THEN 1 ELSE run_pending END
+    run_pending = CASE WHEN @terminal = 1 THEN 0 WHEN @request_run = 1 THEN 1
+      WHEN @release = 1 THEN @state IN ('SUBMITTED', 'WORKING') ELSE run_pending END,
+    lease_owner = CASE WHEN @release = 1 THEN NULL ELSE lease_owner END,
+    lease_expires_at = CASE WHEN @release = 1 THEN NULL ELSE lease_expires_at END
     WHERE id = @id AND version = @expected_version`),
   insertEvent: db.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)'),
   events: db.prepare('SELECT body FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?'),

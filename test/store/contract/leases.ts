@@ -9,6 +9,7 @@ import {
   createTask,
   nextCreatedAt,
   rejectsWith,
+  SCOPE,
   sleep,
   status,
 } from './fixtures.ts'
@@ -147,6 +148,50 @@ export const leaseCases = (store: CurrentStore): void => {
       assert.deepEqual(await claim('runner-2'), [])
       await store().releaseLease('runner-1', task.id)
       assert.deepEqual(await claim('runner-2'), [])
+    })
+  })
+
+  describe('append with releaseLease (a run that ends with its outcome)', () => {
+    it('frees the lease in the same write: a finished task is not claimable, and stays so', async () => {
+      const task = await createTask(store())
+      await claim('runner-1')
+      await store().append({
+        taskId: task.id,
+        events: [status('WORKING'), completed],
+        leaseOwner: 'runner-1',
+        releaseLease: true,
+      })
+      await store().expireLeases()
+      assert.deepEqual(await claim('runner-2'), [])
+      assert.deepEqual(await store().renewLeases('runner-1', [task.id], TTL), [], 'no lease is left to renew')
+    })
+
+    it('leaves a task that is still WORKING runnable at once, as releaseLease does', async () => {
+      const task = await createTask(store())
+      await claim('runner-1')
+      await store().append({
+        taskId: task.id,
+        events: [status('WORKING')],
+        leaseOwner: 'runner-1',
+        releaseLease: true,
+      })
+      assert.deepEqual(await claimIds('runner-2'), [task.id])
+    })
+
+    it('is refused with LEASE_LOST, writing nothing, when another runner holds the lease', async () => {
+      const task = await createTask(store())
+      await claim('runner-1')
+      await rejectsWith(
+        store().append({
+          taskId: task.id,
+          events: [status('WORKING'), completed],
+          leaseOwner: 'runner-2',
+          releaseLease: true,
+        }),
+        'LEASE_LOST',
+      )
+      assert.equal((await store().getTask(SCOPE, task.id))?.state, 'SUBMITTED')
+      assert.deepEqual(await store().renewLeases('runner-1', [task.id], TTL), [task.id])
     })
   })
 
