@@ -110,7 +110,7 @@ export class Admission {
       // The store refused a final status (the database is failing): log it, never crash the replica.
       this.#options.logger.error({ err: error, taskId: task.id }, 'could not record how a task run ended')
     } finally {
-      const reason = this.#runs.get(task.id)?.signal.reason
+      const reason = this.#runs.get(task.id)?.abortReason
       this.#runs.delete(task.id)
       this.#done.delete(task.id)
       this.#leasedAt.delete(task.id)

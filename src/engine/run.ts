@@ -74,7 +74,15 @@ export class TaskRun {
   readonly taskId: string
   readonly agentSlug: string
   readonly #options: TaskRunOptions
-  readonly #controller = new AbortController()
+  /**
+   * Made when first asked for (a handler reading ctx.signal, a download): an AbortSignal costs more
+   * than the rest of a short run's bookkeeping, and most handlers never look at it.
+   */
+  #controller: AbortController | undefined
+  #aborted = false
+  #abortReason: unknown
+  /** Wakes #invoke's race when the run is aborted. */
+  #onAbort: (() => void) | undefined
   readonly #queue: PendingWrite[] = []
   #flushing: Promise<void> | undefined
   #suspended = false
@@ -92,7 +100,16 @@ export class TaskRun {
   }
 
   get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController()
+      if (this.#aborted) this.#controller.abort(this.#abortReason)
+    }
     return this.#controller.signal
+  }
+
+  /** Why the run was aborted (cancelled, lease lost, suspended, shutting down); undefined while it runs. */
+  get abortReason(): unknown {
+    return this.#abortReason
   }
 
   /** True once the run's last write committed and released the lease with it. */
@@ -101,7 +118,15 @@ export class TaskRun {
   }
 
   abort(reason: SwitchboardError): void {
-    if (!this.#controller.signal.aborted) this.#controller.abort(reason)
+    this.#abort(reason)
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#aborted) return
+    this.#aborted = true
+    this.#abortReason = reason
+    this.#controller?.abort(reason)
+    this.#onAbort?.()
   }
 
   /** Runs the handler; resolves when the run is over (final status written, suspended, or aborted). */
@@ -140,10 +165,9 @@ export class TaskRun {
 
   /** Calls the handler and turns its result into the final status, or nothing when the run was cut short. */
   async #invoke(agent: HostedAgent, task: Task): Promise<EventBody | undefined> {
-    const signal = this.#controller.signal
     const aborted = new Promise<'aborted'>((resolve) => {
-      if (signal.aborted) resolve('aborted')
-      else signal.addEventListener('abort', () => resolve('aborted'), { once: true })
+      if (this.#aborted) resolve('aborted')
+      else this.#onAbort = () => resolve('aborted')
     })
     const running = Promise.resolve().then(() => agent.definition.handler(task.input, this.#context()))
     running.catch(() => {}) // its rejection is read below, or abandoned after an abort
@@ -153,7 +177,7 @@ export class TaskRun {
       if (result === 'aborted') return undefined
       output = result
     } catch (error) {
-      if (signal.aborted || this.#suspended) return undefined
+      if (this.#aborted || this.#suspended) return undefined
       return this.#failure(error)
     }
     if (this.#suspended) return undefined
@@ -205,18 +229,21 @@ export class TaskRun {
 
   #context(): TaskContext {
     const { task } = this.#options
-    const signal = this.#controller.signal
     const inputEvent = task.history.find((m) => m.role === 'user')
+    const run = this
     return {
       taskId: task.id,
       contextId: task.contextId,
-      signal,
+      get signal() {
+        return run.signal
+      },
       text: task.text,
       message: inputEvent,
       log: (level, message) => handled(this.#log(level, message)),
       artifact: (spec) => handled(this.#artifact(spec)),
       ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),
-      fetchFile: (url, options) => handled(this.#options.fetchFile(url, { ...options, signal })),
+      fetchFile: (url, options) =>
+        handled(this.#options.fetchFile(url, Object.assign({}, options, { signal: this.signal }))),
     }
   }
 
@@ -252,7 +279,7 @@ export class TaskRun {
     // down, so an answer cannot start the next run of the task beside this one.
     await this.#write(status)
     const suspended = new TaskSuspended()
-    this.#controller.abort(suspended)
+    this.#abort(suspended)
     throw suspended
   }
 
@@ -265,12 +292,12 @@ export class TaskRun {
    */
   #accept(body: EventBody, blob?: Uint8Array): Promise<unknown> {
     const written = handled(this.#write(body, blob))
-    if (blob || this.#controller.signal.aborted || this.#queue.length > QUEUE_LIMIT) return written
+    if (blob || this.#aborted || this.#queue.length > QUEUE_LIMIT) return written
     return Promise.resolve()
   }
 
   #write(body: EventBody, blob?: Uint8Array, last = false): Promise<TaskEvent> {
-    if (this.#controller.signal.aborted) return Promise.reject(this.#controller.signal.reason)
+    if (this.#aborted) return Promise.reject(this.#abortReason)
     const written = new Promise<TaskEvent>((resolve, reject) => {
       this.#queue.push({ body, blob, last, resolve, reject })
     })

@@ -1,7 +1,11 @@
+import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after } from 'node:test'
+import { after, describe, it } from 'node:test'
+import Database from 'better-sqlite3'
+import { newId } from '../../src/model/ids.ts'
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { storeContract } from './contract.ts'
 
@@ -13,4 +17,57 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 storeContract('sqlite', async () => {
   n += 1
   return new SqliteStore({ filename: join(dir, `store-${n}.db`) })
+})
+
+describe('sqlite migrations', () => {
+  it('2 moves the artifacts of a version 1 database, metadata and file bytes, and the store serves them', async () => {
+    const filename = join(dir, 'v1.db')
+    const v1 = new Database(filename)
+    v1.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)')
+    v1.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (1, ?)').run(
+      new Date().toISOString(),
+    )
+    v1.exec(SQLITE_MIGRATIONS[0]!)
+    const scope = { tenant: 'acme', owner: 'alice' }
+    const text = {
+      id: newId(),
+      taskId: 't-1',
+      createdAt: '2026-11-30T10:00:00.000Z',
+      type: 'text',
+      text: 'hi',
+    }
+    const file = {
+      id: newId(),
+      taskId: 't-1',
+      createdAt: '2026-11-30T10:00:01.000Z',
+      type: 'file',
+      filename: 'a.bin',
+      mediaType: 'application/octet-stream',
+      size: 3,
+    }
+    const insert = v1.prepare(
+      'INSERT INTO artifacts (id, task_id, tenant, owner, meta, bytes) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    insert.run(text.id, 't-1', scope.tenant, scope.owner, JSON.stringify(text), null)
+    insert.run(file.id, 't-1', scope.tenant, scope.owner, JSON.stringify(file), Buffer.from([1, 2, 3]))
+    v1.close()
+
+    const store = new SqliteStore({ filename })
+    try {
+      assert.deepEqual(await store.getArtifact(scope, text.id), { artifact: text })
+      const stored = await store.getArtifact(scope, file.id)
+      assert.deepEqual(stored?.artifact, file)
+      assert.deepEqual([...(stored?.bytes ?? [])], [1, 2, 3])
+      assert.equal(await store.getArtifact({ tenant: 'acme', owner: 'bob' }, file.id), undefined)
+    } finally {
+      await store.close()
+    }
+    const migrated = new Database(filename, { readonly: true })
+    const versions = migrated.prepare('SELECT version FROM schema_migrations ORDER BY version').all()
+    migrated.close()
+    assert.deepEqual(
+      versions,
+      SQLITE_MIGRATIONS.map((_, i) => ({ version: i + 1 })),
+    )
+  })
 })

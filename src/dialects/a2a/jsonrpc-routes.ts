@@ -11,7 +11,8 @@ type RpcId = string | number | null
 
 interface CallContext {
   request: FastifyRequest
-  signal: AbortSignal
+  /** Aborted when the client goes away; made on first use (GetTask never needs one). */
+  readonly signal: AbortSignal
 }
 
 type Unary = (ops: A2aOperations, params: unknown, call: CallContext) => Promise<unknown> | unknown
@@ -110,7 +111,14 @@ export const a2aJsonRpcRoutes = async (
     const envelope = readEnvelope(request.body)
     if ('failure' in envelope) return sendError(reply, envelope.id, envelope.failure)
     const { id, method, params } = envelope
-    const call: CallContext = { request, signal: disconnectSignal(reply.raw) }
+    let signal: AbortSignal | undefined
+    const call: CallContext = {
+      request,
+      get signal() {
+        signal ??= disconnectSignal(reply.raw)
+        return signal
+      },
+    }
     try {
       assertVersion(request, server.a2aAssumeVersion)
       const streaming = Object.hasOwn(STREAMING, method) ? STREAMING[method] : undefined

@@ -85,4 +85,6 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   CREATE INDEX deliveries_by_state ON ${s}.deliveries (state, created_at);
   CREATE INDEX deliveries_by_task ON ${s}.deliveries (task_id, created_at);
   `,
+  /* 2: no index on artifacts by task: nothing reads them that way, and every artifact paid for it */
+  (s) => `DROP INDEX IF EXISTS ${s}.artifacts_by_task;`,
 ]

@@ -88,8 +88,6 @@ ALTER TABLE ONLY switchboard.push_configs
 ALTER TABLE ONLY switchboard.tasks
     ADD CONSTRAINT tasks_pkey PRIMARY KEY (id);
 
-CREATE INDEX artifacts_by_task ON switchboard.artifacts USING btree (task_id);
-
 CREATE INDEX deliveries_by_state ON switchboard.deliveries USING btree (state, created_at);
 
 CREATE INDEX deliveries_by_task ON switchboard.deliveries USING btree (task_id, created_at);

@@ -73,4 +73,21 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_order ON deliveries (task_id, config_id, seq) WHERE state = 'pending';
   CREATE INDEX deliveries_by_state ON deliveries (state, created_at);
   `,
+  /* 2: artifacts keyed by their id alone (one B-tree instead of three per artifact); file bytes apart */ `
+  CREATE TABLE artifacts_v2 (
+    id      TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL,
+    tenant  TEXT NOT NULL,
+    owner   TEXT NOT NULL,
+    meta    TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE artifact_bytes (
+    id    TEXT PRIMARY KEY,
+    bytes BLOB NOT NULL
+  );
+  INSERT INTO artifacts_v2 (id, task_id, tenant, owner, meta) SELECT id, task_id, tenant, owner, meta FROM artifacts;
+  INSERT INTO artifact_bytes (id, bytes) SELECT id, bytes FROM artifacts WHERE bytes IS NOT NULL;
+  DROP TABLE artifacts;
+  ALTER TABLE artifacts_v2 RENAME TO artifacts;
+  `,
 ]
