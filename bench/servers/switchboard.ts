@@ -25,8 +25,9 @@ const held = (signal: AbortSignal): Promise<void> =>
   })
 
 /**
- * The trivial agent, written as an application would: each artifact awaited (so each is its own
- * durable write), no log lines, and no output object. Switchboard still shows the (empty) output
+ * The trivial agent, written as an application would: each artifact awaited (the run accepts it
+ * at once and commits it with the outcome, durable before anyone sees it), no log lines, and no
+ * output object. Switchboard still shows the (empty) output
  * of a COMPLETED task as an extra artifact named "output"; the verifier expects it.
  */
 export const benchAgent: AgentDefinition = defineAgent({

@@ -92,6 +92,8 @@ export class TaskRun {
   #artifactsSeen = 0
   #asksSeen = 0
   #released = false
+  /** The first error the store failed a write with (not a refusal): the run cannot finish. */
+  #writeFailure: unknown
 
   constructor(options: TaskRunOptions) {
     this.#options = options
@@ -151,11 +153,13 @@ export class TaskRun {
       const outcome = await this.#invoke(agent, task)
       if (outcome) await this.#finish(outcome)
     } catch (error) {
-      if (!isSwitchboardError(error) || (error.code !== 'TASK_TERMINAL' && error.code !== 'LEASE_LOST'))
-        throw error
+      if (!isRefusal(error)) throw error
     } finally {
       unsubscribe()
     }
+    // A write the store failed (not refused): what the handler went on to emit was never written,
+    // and this run cannot say how it ended. The caller leaves the lease to lapse (as a crash would).
+    if (this.#writeFailure !== undefined) throw this.#writeFailure
   }
 
   #cancelled(): void {
@@ -188,6 +192,16 @@ export class TaskRun {
         message: 'the agent returned an output that is not a JSON object',
       })
     }
+    // Checked here, not left to the store: the outcome is written in one batch with the handler's
+    // last calls, and an output the store cannot serialise would take them down with it.
+    try {
+      JSON.stringify(value)
+    } catch (error) {
+      return failed({
+        code: 'OUTPUT_SCHEMA_VIOLATION',
+        message: `the agent's output cannot be written as JSON: ${(error as Error).message}`,
+      })
+    }
     const violations = agent.validateOutput?.(value, '/output') ?? []
     if (violations.length > 0) {
       return failed({
@@ -212,19 +226,10 @@ export class TaskRun {
     return failed({ code: 'AGENT_ERROR', message: message || 'the agent handler failed' })
   }
 
-  /** Writes the final status; if the store refuses the output itself, records that as the failure. */
+  /** Writes the final status (a refusal or a failure to write it reaches execute()). */
   async #finish(status: EventBody): Promise<void> {
     this.#ending = true
-    try {
-      await this.#write(status, undefined, true)
-    } catch (error) {
-      if (isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')) return
-      await this.#write(
-        failed({ code: 'AGENT_ERROR', message: `could not store the result: ${String(error)}` }),
-        undefined,
-        true,
-      )
-    }
+    await this.#write(status, undefined, true)
   }
 
   #context(): TaskContext {
@@ -332,14 +337,20 @@ export class TaskRun {
         for (const [i, write] of batch.entries()) write.resolve(events[i]!)
       } catch (error) {
         for (const write of batch) write.reject(error)
-        if (isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')) {
-          this.abort(error)
-        }
+        // Refused (the task ended, the lease is lost) or failed (the database): either way nothing
+        // after this batch may be written, or the log would skip what the handler was told was
+        // accepted. Later calls reject and the signal aborts.
+        if (!isRefusal(error)) this.#writeFailure ??= error
+        this.#abort(error)
       }
     }
     this.#flushing = undefined
   }
 }
+
+/** The store refused the write by rule (the task ended, the lease moved): not a failure of the run. */
+const isRefusal = (error: unknown): boolean =>
+  isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')
 
 const failed = (error: TaskError): EventBody => ({ kind: 'status', state: 'FAILED', error })
 

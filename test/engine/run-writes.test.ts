@@ -155,3 +155,76 @@ describe('waitFor', () => {
     assert.equal(result.artifacts.length, 1)
   })
 })
+
+describe('a write the store fails mid-run', () => {
+  it('stops the run: nothing emitted afterwards is written, and the task is run again once the lease lapses', async () => {
+    const runs: { laterCall: 'accepted' | 'rejected' | 'not reached' }[] = []
+    const stepper = defineAgent({
+      id: '11111111-2222-4333-8444-555555555603',
+      slug: 'stepper',
+      name: 'Stepper',
+      description: 'Publishes a0, waits, publishes a1: for a store failure between the two.',
+      inputSchema: { type: 'object' },
+      async handler(_input, ctx) {
+        const run: (typeof runs)[number] = { laterCall: 'not reached' }
+        runs.push(run)
+        await ctx.artifact({ type: 'text', name: 'a0', text: 'first' })
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        try {
+          await ctx.artifact({ type: 'text', name: 'a1', text: 'second' })
+          run.laterCall = 'accepted'
+        } catch {
+          run.laterCall = 'rejected'
+          throw ctx.signal.reason
+        }
+        return {}
+      },
+    })
+    const failing = createMemoryStore()
+    let failures = 0
+    // The store as the engine sees it: the first append carrying a0 fails as a disk would.
+    const flaky = new Proxy(failing, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target)
+        if (key === 'append') {
+          return (request: Parameters<Store['append']>[0]) => {
+            const carriesA0 = request.events.some((e) => e.kind === 'artifact' && e.artifact.name === 'a0')
+            if (carriesA0 && failures === 0) {
+              failures += 1
+              return Promise.reject(new Error('disk I/O error'))
+            }
+            return target.append(request)
+          }
+        }
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const flakyEngine = new Engine({
+      store: flaky,
+      bus: new LocalBus(),
+      agents: new AgentRegistry([stepper]),
+      singleProcess: true,
+      leaseMs: 400,
+      pollMs: 50,
+    })
+    await flakyEngine.start()
+    // The engine's timers do not hold the process open (a server's socket does): this test's must.
+    const keepAlive = setInterval(() => {}, 1_000)
+    try {
+      const { task } = await flakyEngine.submit({ scope, agent: 'stepper', input: {} })
+      const done = await flakyEngine.waitFor(scope, task.id, isTerminal)
+      assert.equal(failures, 1)
+      assert.deepEqual(runs, [{ laterCall: 'rejected' }, { laterCall: 'accepted' }])
+      assert.equal(done.state, 'COMPLETED')
+      assert.deepEqual(
+        done.artifacts.map((a) => a.name),
+        ['a0', 'a1'],
+        'each once, in order: the failed run wrote nothing after its failed batch',
+      )
+    } finally {
+      clearInterval(keepAlive)
+      await flakyEngine.stop()
+      await failing.close()
+    }
+  })
+})

@@ -20,7 +20,7 @@ storeContract('sqlite', async () => {
 })
 
 describe('sqlite migrations', () => {
-  it('2 moves the artifacts of a version 1 database, metadata and file bytes, and the store serves them', async () => {
+  it('a version 1 database: 2 moves its artifacts (metadata and file bytes), 3 its events; the store serves both', async () => {
     const filename = join(dir, 'v1.db')
     const v1 = new Database(filename)
     v1.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)')
@@ -50,6 +50,12 @@ describe('sqlite migrations', () => {
     )
     insert.run(text.id, 't-1', scope.tenant, scope.owner, JSON.stringify(text), null)
     insert.run(file.id, 't-1', scope.tenant, scope.owner, JSON.stringify(file), Buffer.from([1, 2, 3]))
+    const events = [
+      { kind: 'input', input: {}, seq: 1, at: '2026-11-30T10:00:00.000Z' },
+      { kind: 'status', state: 'SUBMITTED', seq: 2, at: '2026-11-30T10:00:00.000Z' },
+    ]
+    const insertEvent = v1.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)')
+    for (const event of events) insertEvent.run('t-1', event.seq, JSON.stringify(event))
     v1.close()
 
     const store = new SqliteStore({ filename })
@@ -59,6 +65,9 @@ describe('sqlite migrations', () => {
       assert.deepEqual(stored?.artifact, file)
       assert.deepEqual([...(stored?.bytes ?? [])], [1, 2, 3])
       assert.equal(await store.getArtifact({ tenant: 'acme', owner: 'bob' }, file.id), undefined)
+      // 3: each event row of version 1 is read as a batch of one.
+      assert.deepEqual(await store.readEvents('t-1', 0), events)
+      assert.deepEqual(await store.readEvents('t-1', 1), [events[1]])
     } finally {
       await store.close()
     }

@@ -90,4 +90,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP TABLE artifacts;
   ALTER TABLE artifacts_v2 RENAME TO artifacts;
   `,
+  /* 3: one events row per append, keyed by its last seq, its body a JSON array: each old row is a batch of one */ `
+  UPDATE events SET body = '[' || body || ']';
+  `,
 ]

@@ -133,7 +133,21 @@ export const taskCases = (store: CurrentStore): void => {
       assert.deepEqual(await seqs(0), [1, 2, 3, 4, 5])
       assert.deepEqual(await seqs(2), [3, 4, 5])
       assert.deepEqual(await seqs(2, 2), [3, 4])
-      assert.deepEqual(await seqs(5), [])
+      // Cursors and page ends inside what one create or one append wrote.
+      assert.deepEqual(await seqs(0, 1), [1])
+      assert.deepEqual(await seqs(1, 1), [2])
+      assert.deepEqual(await seqs(3, 1), [4])
+      assert.deepEqual(await seqs(1, 3), [2, 3, 4])
+      await store().append({
+        taskId: task.id,
+        events: [
+          { kind: 'log', level: 'INFO', message: 'c' },
+          { kind: 'log', level: 'INFO', message: 'd' },
+        ],
+      })
+      assert.deepEqual(await seqs(4, 2), [5, 6])
+      assert.deepEqual(await seqs(4), [5, 6, 7])
+      assert.deepEqual(await seqs(7), [])
       assert.deepEqual(await store().readEvents(newId(), 0), [])
     })
   })
