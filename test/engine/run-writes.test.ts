@@ -46,28 +46,34 @@ const filerAgent = defineAgent({
   },
 })
 
+type AppendRequest = Parameters<Store['append']>[0]
+
+/** The store as the engine sees it, with every append passed through `intercept`. */
+const interceptAppend = (
+  target: SqliteStore,
+  intercept: (request: AppendRequest, append: Store['append']) => ReturnType<Store['append']>,
+): SqliteStore =>
+  new Proxy(target, {
+    get(store, key) {
+      if (key === 'append') return (request: AppendRequest) => intercept(request, (r) => store.append(r))
+      const value = Reflect.get(store, key, store)
+      return typeof value === 'function' ? value.bind(store) : value
+    },
+  })
+
 let store: SqliteStore
 let appends: { taskId: string; kinds: string[]; releaseLease: boolean }[] = []
 let engine: Engine
 
 before(async () => {
   store = createMemoryStore()
-  // The store as the engine sees it, recording every append.
-  const recording = new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target)
-      if (key === 'append') {
-        return (request: Parameters<Store['append']>[0]) => {
-          appends.push({
-            taskId: request.taskId,
-            kinds: request.events.map((e) => (e.kind === 'status' ? e.state : e.kind)),
-            releaseLease: request.releaseLease === true,
-          })
-          return target.append(request)
-        }
-      }
-      return typeof value === 'function' ? value.bind(target) : value
-    },
+  const recording = interceptAppend(store, (request, append) => {
+    appends.push({
+      taskId: request.taskId,
+      kinds: request.events.map((e) => (e.kind === 'status' ? e.state : e.kind)),
+      releaseLease: request.releaseLease === true,
+    })
+    return append(request)
   })
   engine = new Engine({
     store: recording,
@@ -182,22 +188,14 @@ describe('a write the store fails mid-run', () => {
     })
     const failing = createMemoryStore()
     let failures = 0
-    // The store as the engine sees it: the first append carrying a0 fails as a disk would.
-    const flaky = new Proxy(failing, {
-      get(target, key) {
-        const value = Reflect.get(target, key, target)
-        if (key === 'append') {
-          return (request: Parameters<Store['append']>[0]) => {
-            const carriesA0 = request.events.some((e) => e.kind === 'artifact' && e.artifact.name === 'a0')
-            if (carriesA0 && failures === 0) {
-              failures += 1
-              return Promise.reject(new Error('disk I/O error'))
-            }
-            return target.append(request)
-          }
-        }
-        return typeof value === 'function' ? value.bind(target) : value
-      },
+    // The first append carrying a0 fails, as a disk would.
+    const flaky = interceptAppend(failing, (request, append) => {
+      const carriesA0 = request.events.some((e) => e.kind === 'artifact' && e.artifact.name === 'a0')
+      if (carriesA0 && failures === 0) {
+        failures += 1
+        return Promise.reject(new Error('disk I/O error'))
+      }
+      return append(request)
     })
     const flakyEngine = new Engine({
       store: flaky,
