@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { AgentMount, ServerContext } from './context.ts'
 
+/** How long /readyz waits for the task store before it answers 503. */
+const READY_TIMEOUT_MS = 2_000
+
 /** Routes that belong to the server rather than to an agent: the agent directory and health. */
 export const rootRoutes = async (
   app: FastifyInstance,
@@ -17,9 +20,36 @@ export const rootRoutes = async (
     })),
   }))
 
+  // Liveness: the process serves. It does not look at the database, so a database outage does not
+  // get every replica restarted.
   app.get('/healthz', async () => ({
     status: 'ok',
     running_tasks: server.engine.runningCount,
     open_streams: server.heartbeats.size,
   }))
+
+  // Readiness: the task store answers within READY_TIMEOUT_MS; route traffic here only then.
+  app.get('/readyz', async (_request, reply) => {
+    let timer: NodeJS.Timeout | undefined
+    try {
+      await Promise.race([
+        server.engine.store.ping(),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)),
+            READY_TIMEOUT_MS,
+          )
+        }),
+      ])
+      return { status: 'ready' }
+    } catch (error) {
+      server.logger.warn({ err: error }, 'not ready: the task store did not answer')
+      return reply.code(503).send({
+        status: 'unavailable',
+        error: { code: 'UNAVAILABLE', message: 'the task store did not answer; retry shortly' },
+      })
+    } finally {
+      clearTimeout(timer)
+    }
+  })
 }

@@ -24,6 +24,8 @@ export interface Store {
   /** Applies pending migrations. Safe to call from several replicas at once. */
   init(): Promise<void>
   close(): Promise<void>
+  /** Resolves when the database answers a trivial query (readiness); rejects when it cannot. */
+  ping(): Promise<void>
 
   // ── tasks and events ──────────────────────────────────────────────────────
   /**

@@ -95,6 +95,10 @@ export class PostgresStore implements Store {
     await this.#pool.end()
   }
 
+  async ping(): Promise<void> {
+    await this.#pool.query('SELECT 1')
+  }
+
   // ── tasks and events ──────────────────────────────────────────────────────
 
   createTask(request: CreateTaskRequest): Promise<CreateTaskResult> {

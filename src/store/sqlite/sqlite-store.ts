@@ -159,6 +159,10 @@ export class SqliteStore implements Store {
     if (this.#db.open) this.#db.close()
   }
 
+  async ping(): Promise<void> {
+    this.#sql.ping.get()
+  }
+
   async createTask(request: CreateTaskRequest): Promise<CreateTaskResult> {
     return this.#write((): CreateTaskResult => {
       const { header, idempotencyKey } = request
@@ -670,6 +674,7 @@ const migrate = (db: Database.Database): void => {
 }
 
 const prepare = (db: Database.Database) => ({
+  ping: db.prepare('SELECT 1'),
   taskByIdempotencyKey: db.prepare(
     'SELECT snapshot FROM tasks WHERE tenant = ? AND owner = ? AND idempotency_key = ?',
   ),

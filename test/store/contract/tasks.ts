@@ -117,6 +117,12 @@ export const taskCases = (store: CurrentStore): void => {
     })
   })
 
+  describe('ping', () => {
+    it('answers while the store is open', async () => {
+      await store().ping()
+    })
+  })
+
   describe('readEvents', () => {
     it('returns events after a cursor, ascending, at most limit', async () => {
       const { task } = await create(store(), { header: header() })
