@@ -160,6 +160,9 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     loggerInstance: logger,
     // Per-request logs cost more than the request on the hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request: nothing logs through request.log, and a child costs time on
+    // every request and memory for as long as a stream stays open.
+    childLoggerFactory: (parent) => parent,
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }) as unknown as FastifyInstance

@@ -81,7 +81,15 @@ export const a2aRestRoutes = async (
 
   app.setErrorHandler((error, _request, reply) => sendFailure(reply, toA2aFailure(error)))
   app.setNotFoundHandler((request, reply) => sendFailure(reply, noRoute(request)))
-  app.addHook('preHandler', async (request) => assertVersion(request, server.a2aAssumeVersion))
+  // A callback hook, not an async one: no promise per request for a check that never waits.
+  app.addHook('preHandler', (request, _reply, done) => {
+    try {
+      assertVersion(request, server.a2aAssumeVersion)
+      done()
+    } catch (error) {
+      done(error as Error)
+    }
+  })
 
   app.post('/message::send', async (request, reply) =>
     send(reply, await ops.sendMessage(request.body, signalOf(reply))),
