@@ -18,6 +18,7 @@ export interface FileConfig {
   agentConcurrency?: Record<string, number>
   /** Execution lease duration and admission poll interval, in milliseconds. */
   leaseMs?: number
+  pgPoolSize?: number
   pollMs?: number
   shutdownGraceMs?: number
   /** Push retry tuning (milliseconds and counts), see docs/push.md. */

@@ -15,6 +15,7 @@ interface ServeFlags {
   notifyUrl?: string
   notifyAuth?: string
   store?: string
+  pgPoolSize?: string
   allowOutbound?: string
   pushSecret?: string
   adminToken?: string
@@ -117,6 +118,10 @@ export const serveCommand = (program: Command): void => {
       'postgres://… to run as one of several replicas (env SWITCHBOARD_STORE; default SQLite)',
     )
     .option(
+      '--pg-pool-size <n>',
+      'PostgreSQL connections this replica keeps, with a postgres:// store (env SWITCHBOARD_PG_POOL_SIZE, default 10)',
+    )
+    .option(
       '--allow-outbound <list>',
       'CIDRs or hosts that push and file fetches may reach besides public addresses (env SWITCHBOARD_OUTBOUND_ALLOW)',
     )
@@ -174,6 +179,13 @@ Examples:
       const publicUrl = flags.publicUrl ?? env.SWITCHBOARD_PUBLIC_URL ?? file.publicUrl
       const defaultAgent = flags.defaultAgent ?? env.SWITCHBOARD_DEFAULT_AGENT ?? file.defaultAgent
       const store = flags.store ?? env.SWITCHBOARD_STORE ?? file.store
+      const poolSize = integer(
+        '--pg-pool-size',
+        flags.pgPoolSize ?? env.SWITCHBOARD_PG_POOL_SIZE ?? file.pgPoolSize,
+      )
+      // A pool size without PostgreSQL is a mistake in the deployment, not something to ignore.
+      if (poolSize !== undefined && !store?.startsWith('postgres'))
+        throw new Error('--pg-pool-size needs a postgres:// store (--store or SWITCHBOARD_STORE)')
       const allow = list(flags.allowOutbound ?? env.SWITCHBOARD_OUTBOUND_ALLOW) ?? file.outboundAllow
       const signingSecret = flags.pushSecret ?? env.SWITCHBOARD_PUSH_SECRET ?? file.pushSigningSecret
       const adminToken = flags.adminToken ?? env.SWITCHBOARD_ADMIN_TOKEN
@@ -201,6 +213,7 @@ Examples:
         ...(publicUrl && { publicUrl }),
         ...(defaultAgent && { defaultAgent }),
         ...(store && { store }),
+        ...(poolSize !== undefined && { postgres: { poolSize } }),
         ...(env.LOG_LEVEL && { logLevel: env.LOG_LEVEL }),
         ...(allow && { outbound: { allow } }),
         push: { ...file.push, ...(signingSecret && { signingSecret }) },

@@ -34,6 +34,8 @@ export interface SwitchboardOptions {
   store?: Store | string
   /** Needed with a custom store shared by several processes; derived for a PostgreSQL URL. */
   bus?: EventBus
+  /** With a PostgreSQL URL as `store`: the connections this replica's pool keeps (default 10). */
+  postgres?: { poolSize?: number }
   host?: string
   port?: number
   /** The URL clients use to reach this server; defaults to http://{host}:{port}. */
@@ -218,7 +220,10 @@ const openStore = async (options: SwitchboardOptions): Promise<{ store: Store; b
     if (!/^postgres(ql)?:\/\//.test(options.store)) {
       throw new TypeError('unsupported store URL: use postgres://user@host:port/database')
     }
-    const store = new PostgresStore({ connectionString: options.store })
+    const store = new PostgresStore({
+      connectionString: options.store,
+      ...(options.postgres?.poolSize !== undefined && { poolSize: options.postgres.poolSize }),
+    })
     await store.init()
     const bus = await PostgresBus.connect({
       connectionString: options.store,

@@ -49,6 +49,17 @@ describe('usage', () => {
     assert.match(noInput.stderr, /exactly one of --input <json> or --text <message>/)
   })
 
+  it('serve refuses a PostgreSQL pool size without PostgreSQL, or below 1 (exit 2, saying why)', async () => {
+    const [withoutPostgres, zero] = await Promise.all([
+      cli(['serve', '--pg-pool-size', '5', '--port', '0']),
+      cli(['serve', '--store', 'postgres://postgres@127.0.0.1:1/none', '--pg-pool-size', '0', '--port', '0']),
+    ])
+    assert.equal(withoutPostgres.code, 2, withoutPostgres.stderr)
+    assert.match(withoutPostgres.stderr, /--pg-pool-size needs a postgres:\/\/ store/)
+    assert.equal(zero.code, 2, zero.stderr)
+    assert.match(zero.stderr, /--pg-pool-size must be an integer of at least 1, got "0"/)
+  })
+
   it('an unreachable agent exits 3; an error answer exits 4', async () => {
     const [unreachable, unknownTask] = await Promise.all([
       cli(['card', `http://127.0.0.1:${await freePort()}`]),

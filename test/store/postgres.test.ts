@@ -2,9 +2,11 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
+import { createSwitchboard } from '../../src/http/server.ts'
 import { isSwitchboardError } from '../../src/model/errors.ts'
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
+import { instantAgent } from '../helpers/agents.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
 import { cancelled, create, SCOPE, status } from './contract/fixtures.ts'
 import { storeContract } from './contract.ts'
@@ -42,6 +44,31 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
   }
   const migrations = async (schema: string) =>
     (await admin.query(`SELECT version, applied_at FROM "${schema}".migrations ORDER BY version`)).rows
+
+  describe('pool size', () => {
+    it('is 10 unless set; below 1 is refused; the server passes postgres.poolSize through', async () => {
+      const defaults = new PostgresStore({ connectionString: db.url, schema: db.schema() })
+      assert.equal(defaults.poolSize, 10)
+      await defaults.close()
+      assert.throws(
+        () => new PostgresStore({ connectionString: db.url, schema: db.schema(), poolSize: 0 }),
+        /poolSize must be a whole number of at least 1, got 0/,
+      )
+      const switchboard = await createSwitchboard({
+        agents: [instantAgent],
+        store: db.url,
+        postgres: { poolSize: 3 },
+        logger: false,
+        port: 0,
+      })
+      try {
+        assert.equal((switchboard.store as PostgresStore).poolSize, 3)
+        await switchboard.store.ping()
+      } finally {
+        await switchboard.close()
+      }
+    })
+  })
 
   describe('migrations', () => {
     it('migrating twice is a no-op', async () => {

@@ -57,6 +57,8 @@ export class PostgresStore implements Store {
   readonly backend = 'postgres' as const
   readonly schema: string
   readonly replicaTag: string
+  /** The most connections the pool opens. */
+  readonly poolSize: number
   readonly #pool: pg.Pool
   readonly #tasks: TaskSql
   readonly #leases: LeaseSql
@@ -70,9 +72,12 @@ export class PostgresStore implements Store {
     const s = quoteSchema(this.schema)
     this.replicaTag = options.replicaTag ?? newId()
     if (!isReplicaTag(this.replicaTag)) throw new TypeError(`invalid replica tag: ${this.replicaTag}`)
+    this.poolSize = options.poolSize ?? 10
+    if (!Number.isSafeInteger(this.poolSize) || this.poolSize < 1)
+      throw new TypeError(`poolSize must be a whole number of at least 1, got ${options.poolSize}`)
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: options.poolSize ?? 10,
+      max: this.poolSize,
       application_name: 'switchboard-store',
     })
     // An idle connection that dies (server restart, network) is dropped by the pool and replaced
