@@ -299,9 +299,9 @@ export class Engine {
     let arrived: Task | undefined
     let stale = false
     let wake: (() => void) | undefined
+    const done = (state: TaskState): boolean => until(state) || isTerminal(state)
     // Listen first, then look: nothing committed in between is missed.
     const unsubscribe = this.#bus.subscribe(taskId, (note) => {
-      const done = (state: TaskState): boolean => until(state) || isTerminal(state)
       if (note.task && done(note.task.state)) arrived ??= note.task
       else if (!note.events || note.events.some((e) => e.kind === 'status' && done(e.state))) stale = true
       wake?.()
@@ -312,7 +312,7 @@ export class Engine {
       let task: Task
       if (known && (await this.#store.readEvents(taskId, known.version, 1)).length === 0) task = known
       else task = await this.getTask(scope, taskId)
-      while (!until(task.state) && !isTerminal(task.state) && !signal?.aborted) {
+      while (!done(task.state) && !signal?.aborted) {
         if (arrived) return arrived
         if (stale) {
           stale = false

@@ -248,7 +248,7 @@ export class TaskRun {
       artifact: (spec) => handled(this.#artifact(spec)),
       ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),
       fetchFile: (url, options) =>
-        handled(this.#options.fetchFile(url, Object.assign({}, options, { signal: this.signal }))),
+        handled(this.#options.fetchFile(url, Object.assign({}, options, { signal: run.signal }))),
     }
   }
 
