@@ -1,6 +1,6 @@
 import type { AgentDefinition } from '../../src/agent/define.ts'
 import { defineAgent } from '../../src/agent/define.ts'
-import { createSwitchboard } from '../../src/http/server.ts'
+import { createSwitchboard } from '../../src/server/server.ts'
 import {
   artifactCount,
   artifactName,

@@ -3,6 +3,12 @@ import type { JsonObject } from '../model/events.ts'
 import type { Message } from '../model/parts.ts'
 import type { Answer } from '../model/task.ts'
 
+/** What the server gives the engine to serve `ctx.fetchFile` (the guarded fetch in `outbound/`). */
+export type FileFetcher = (
+  url: string,
+  options: { maxBytes?: number; signal: AbortSignal },
+) => Promise<FetchedFile>
+
 export interface FetchedFile {
   url: string
   mediaType: string | undefined

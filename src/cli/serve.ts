@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import type { AgentDefinition } from '../agent/define.ts'
-import { DEFAULTS } from '../http/defaults.ts'
+import { DEFAULTS } from '../server/defaults.ts'
 import { notificationsFor, readConfigFile } from './config.ts'
 
 interface ServeFlags {
@@ -204,7 +204,7 @@ Examples:
         ),
       }
       // Loaded here, not at the top: the client commands start without the server's dependencies.
-      const { createSwitchboard } = await import('../http/server.ts')
+      const { createSwitchboard } = await import('../server/server.ts')
       const switchboard = await createSwitchboard({
         agents,
         port,

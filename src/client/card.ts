@@ -1,6 +1,6 @@
 import { CLAWPEDIA_CARD_SCHEMA } from '../dialects/clawpedia/card-schema.ts'
 import type { ClawpediaCard } from '../dialects/clawpedia/wire.ts'
-import { compileSchema } from '../engine/json-schema.ts'
+import { compileSchema } from '../schema/json-schema.ts'
 import { type CachedCard, type CardCache, type CardSource, defaultCardCache } from './card-cache.ts'
 import { ClientError, codeOfStatus } from './errors.ts'
 import { type HttpSettings, type JsonAnswer, requestJson } from './http.ts'

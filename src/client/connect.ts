@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici'
-import { compileSchema, type Validator } from '../engine/json-schema.ts'
 import type { JsonObject } from '../model/events.ts'
+import { compileSchema, type Validator } from '../schema/json-schema.ts'
 import { Agent } from './agent.ts'
 import { type Discovery, discover } from './card.ts'
 import type { CardCache } from './card-cache.ts'

@@ -1,3 +1,4 @@
+import type { FileFetcher } from '../agent/context.ts'
 import type { EventBus } from '../events/contract.ts'
 import { isSwitchboardError, SwitchboardError } from '../model/errors.ts'
 import type { EventBody, TaskEvent } from '../model/events.ts'
@@ -6,7 +7,7 @@ import type { Task } from '../model/task.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
 import type { EngineLogger } from './logger.ts'
 import type { AgentRegistry } from './registry.ts'
-import { type FileFetcher, TaskRun } from './run.ts'
+import { TaskRun } from './run.ts'
 
 export interface AdmissionOptions {
   store: Store

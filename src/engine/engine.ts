@@ -1,3 +1,4 @@
+import type { FileFetcher } from '../agent/context.ts'
 import type { EventBus } from '../events/contract.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import type { JsonObject, TaskEvent } from '../model/events.ts'
@@ -8,13 +9,12 @@ import type { Delivery, DeliveryState, PushConfig, PushTarget } from '../model/p
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../model/states.ts'
 import type { Scope, Task } from '../model/task.ts'
 import { nowIso } from '../model/time.ts'
+import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
 import { followEvents } from './follow.ts'
-import { compileSchema } from './json-schema.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
 import type { AgentRegistry, HostedAgent } from './registry.ts'
-import type { FileFetcher } from './run.ts'
 
 export interface EngineOptions {
   store: Store

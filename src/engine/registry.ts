@@ -1,6 +1,6 @@
 import type { AgentDefinition } from '../agent/define.ts'
 import { SwitchboardError } from '../model/errors.ts'
-import { assertValidSchema, compileSchema, type Validator } from './json-schema.ts'
+import { assertValidSchema, compileSchema, type Validator } from '../schema/json-schema.ts'
 
 /** An agent as the engine holds it: the definition plus its compiled validators. */
 export interface HostedAgent {

@@ -1,4 +1,4 @@
-import type { ArtifactSpec, FetchedFile, LogLevelName, TaskContext } from '../agent/context.ts'
+import type { ArtifactSpec, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
 import { AgentError, TaskRejection } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
 import type { Artifact } from '../model/artifacts.ts'
@@ -8,8 +8,8 @@ import { newId } from '../model/ids.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Answer, Task } from '../model/task.ts'
 import { nowIso } from '../model/time.ts'
+import { assertValidSchema } from '../schema/json-schema.ts'
 import type { Store } from '../store/contract.ts'
-import { assertValidSchema } from './json-schema.ts'
 import { LIMITS } from './limits.ts'
 import type { HostedAgent } from './registry.ts'
 
@@ -34,11 +34,6 @@ export interface TaskRunOptions {
   /** Downloads through the server's outbound policy. */
   fetchFile: FileFetcher
 }
-
-export type FileFetcher = (
-  url: string,
-  options: { maxBytes?: number; signal: AbortSignal },
-) => Promise<FetchedFile>
 
 interface PendingWrite {
   body: EventBody

@@ -1,6 +1,6 @@
 import { type Dispatcher, request } from 'undici'
+import { findRefusal } from '../outbound/ssrf.ts'
 import { parseRetryAfter } from './backoff.ts'
-import { findRefusal } from './ssrf.ts'
 
 /** What one POST to a webhook came to; the worker turns it into a store outcome. */
 export type AttemptResult =

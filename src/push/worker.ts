@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici'
 import type { Delivery } from '../model/push.ts'
+import { SIGNATURE_HEADER, signPayload } from '../outbound/signing.ts'
 import type { DeliveryOutcome, Store } from '../store/contract.ts'
 import { type AttemptResult, postNotification } from './attempt.ts'
 import { nextDelay } from './backoff.ts'
-import { SIGNATURE_HEADER, signPayload } from './signing.ts'
 
 export interface RenderedNotification {
   body: string

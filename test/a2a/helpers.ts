@@ -8,7 +8,7 @@ import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from '@a
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { AgentError, defineAgent } from '../../src/agent/define.ts'
 import { demoAgents } from '../../src/demo/index.ts'
-import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/http/server.ts'
+import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/server/server.ts'
 import { type JsonResponse as HttpResult, request as http } from '../helpers/server.ts'
 
 export const V = { 'A2A-Version': '1.0' } as const

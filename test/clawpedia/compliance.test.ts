@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { demoAgents } from '../../src/demo/index.ts'
-import { compileSchema } from '../../src/engine/json-schema.ts'
+import { compileSchema } from '../../src/schema/json-schema.ts'
 import { testAgents } from '../helpers/agents.ts'
 import {
   TIMESTAMP_PATTERN,

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import express from 'express'
 import Fastify from 'fastify'
 import { connect, createWebhookReceiver, type TaskHandle, type WebhookReceiver } from '../../src/client.ts'
-import { signPayload } from '../../src/push/signing.ts'
+import { signPayload } from '../../src/outbound/signing.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
 import { collect, shapes } from './helpers.ts'
 

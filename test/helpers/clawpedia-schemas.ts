@@ -1,5 +1,5 @@
 import { CLAWPEDIA_CARD_SCHEMA } from '../../src/dialects/clawpedia/card-schema.ts'
-import { compileSchema } from '../../src/engine/json-schema.ts'
+import { compileSchema } from '../../src/schema/json-schema.ts'
 
 /** The reference's Task and Artifact interfaces, written as JSON Schemas to check what we serve. */
 const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AgentDefinition } from '../../src/agent/define.ts'
 import { demoAgents } from '../../src/demo/index.ts'
-import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/http/server.ts'
+import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/server/server.ts'
 
 export interface TestServer {
   url: string

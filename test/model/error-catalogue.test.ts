@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { HTTP_STATUS } from '../../src/http/errors.ts'
 import { ERROR_CODES } from '../../src/model/errors.ts'
+import { HTTP_STATUS } from '../../src/web/errors.ts'
 
 describe('the error catalogue', () => {
   const codes = Object.keys(ERROR_CODES).sort()

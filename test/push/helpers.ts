@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js'
 import { newId } from '../../src/model/ids.ts'
 import type { Delivery, PushTarget } from '../../src/model/push.ts'
 import { nowIso } from '../../src/model/time.ts'
-import { createGuardedDispatcher } from '../../src/push/ssrf.ts'
+import { createGuardedDispatcher } from '../../src/outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions, type RenderedNotification } from '../../src/push/worker.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 

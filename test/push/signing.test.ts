@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { signPayload, verifySignature } from '../../src/push/signing.ts'
+import { signPayload, verifySignature } from '../../src/outbound/signing.ts'
 
 const secret = 'whsec_test'
 const body = JSON.stringify({ taskId: 't-1', seq: 3, state: 'WORKING' })

@@ -10,13 +10,13 @@ import { after, before, describe, test } from 'node:test'
 import type { TLSSocket } from 'node:tls'
 import { type Dispatcher, request } from 'undici'
 import { isSwitchboardError } from '../../src/model/errors.ts'
-import { compilePolicy, refusalReason } from '../../src/push/address-policy.ts'
+import { compilePolicy, refusalReason } from '../../src/outbound/address-policy.ts'
 import {
   assertUrlAllowed,
   createGuardedDispatcher,
   findRefusal,
   type LookupAll,
-} from '../../src/push/ssrf.ts'
+} from '../../src/outbound/ssrf.ts'
 import { installLoopbackTripwire, type Receiver, startReceiver } from './helpers.ts'
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, test } from 'node:test'
-import { createGuardedDispatcher } from '../../src/push/ssrf.ts'
+import { createGuardedDispatcher } from '../../src/outbound/ssrf.ts'
 import { PushWorker } from '../../src/push/worker.ts'
 import {
   bodyOf,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { afterEach, describe, test } from 'node:test'
 import pino from 'pino'
 import type { Delivery } from '../../src/model/push.ts'
-import { verifySignature } from '../../src/push/signing.ts'
+import { verifySignature } from '../../src/outbound/signing.ts'
 import {
   bodyOf,
   createPushedTask,

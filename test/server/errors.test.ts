@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { asSwitchboardError } from '../../src/http/errors.ts'
 import { SwitchboardError } from '../../src/model/errors.ts'
+import { asSwitchboardError } from '../../src/web/errors.ts'
 
 describe('asSwitchboardError', () => {
   const cases: [string, unknown, string][] = [

@@ -1,5 +1,5 @@
-import { asSwitchboardError } from '../../http/errors.ts'
 import type { ErrorCode, FieldViolation } from '../../model/errors.ts'
+import { asSwitchboardError } from '../../web/errors.ts'
 
 /**
  * The A2A errors (spec §3.3.2 and the JSON-RPC standard ones), each with its code on every

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ServerContext } from '../../http/context.ts'
-import { disconnectSignal, lastEventId } from '../../http/sse.ts'
+import type { ServerContext } from '../../web/context.ts'
+import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'

@@ -1,5 +1,5 @@
-import { compileSchema } from '../../engine/json-schema.ts'
 import { SwitchboardError } from '../../model/errors.ts'
+import { compileSchema } from '../../schema/json-schema.ts'
 import {
   A2A_TASK_STATES,
   type A2aPart,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { sendCard } from '../../http/card-cache.ts'
-import type { AgentMount, ServerContext } from '../../http/context.ts'
+import { sendCard } from '../../web/card-cache.ts'
+import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { JSONRPC_PATH, REST_PATH } from './card.ts'
 import { a2aJsonRpcRoutes } from './jsonrpc-routes.ts'
 import { A2aOperations } from './operations.ts'

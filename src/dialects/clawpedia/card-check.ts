@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../../agent/define.ts'
-import { compileSchema } from '../../engine/json-schema.ts'
+import { compileSchema } from '../../schema/json-schema.ts'
 import { CLAWPEDIA_CARD_SCHEMA } from './card-schema.ts'
 import { toClawpediaCard } from './mapping.ts'
 

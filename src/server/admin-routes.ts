@@ -2,9 +2,9 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { SwitchboardError } from '../model/errors.ts'
 import type { Delivery, DeliveryState } from '../model/push.ts'
-import { uuidParam } from './body.ts'
-import type { ServerContext } from './context.ts'
-import { asSwitchboardError, HTTP_STATUS } from './errors.ts'
+import { uuidParam } from '../web/body.ts'
+import type { ServerContext } from '../web/context.ts'
+import { asSwitchboardError, HTTP_STATUS } from '../web/errors.ts'
 
 export interface AdminOptions {
   /** When set, every admin call needs `Authorization: Bearer <token>`; when not, only loopback clients are served. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { AgentMount, ServerContext } from './context.ts'
+import type { AgentMount, ServerContext } from '../web/context.ts'
 
 /** How long /readyz waits for the task store before it answers 503. */
 const READY_TIMEOUT_MS = 2_000

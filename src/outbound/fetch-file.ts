@@ -1,7 +1,6 @@
 import { type Dispatcher, request } from 'undici'
-import type { FetchedFile } from '../agent/context.ts'
+import type { FetchedFile, FileFetcher } from '../agent/context.ts'
 import { AgentError } from '../agent/define.ts'
-import type { FileFetcher } from '../engine/run.ts'
 import { findRefusal } from './ssrf.ts'
 
 export const DEFAULT_FETCH_MAX_BYTES = 16 * 1024 * 1024

@@ -1,6 +1,6 @@
-import { compileSchema } from '../engine/json-schema.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import { isUuid } from '../model/ids.ts'
+import { compileSchema } from '../schema/json-schema.ts'
 
 /** Compiles a body schema once; the returned check throws INVALID_REQUEST listing every violation. */
 export const bodyCheck = <T>(schema: object): ((body: unknown) => T) => {
