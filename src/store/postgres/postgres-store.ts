@@ -137,6 +137,14 @@ export class PostgresStore implements Store {
     return rows.map((r) => r.body)
   }
 
+  /** The version (last seq) of each of these tasks that exists. Unscoped, like readEvents. */
+  async versionsOf(taskIds: readonly string[]): Promise<Map<string, number>> {
+    const { rows } = await run<{ id: string; version: number }>(this.#pool, this.#tasks.versions, {
+      ids: [...taskIds],
+    })
+    return new Map(rows.map((r) => [r.id, r.version]))
+  }
+
   async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {
     const { rows } = await run<{ meta: Artifact; bytes: Buffer | null; tenant: string; owner: string }>(
       this.#pool,
