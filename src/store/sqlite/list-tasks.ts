@@ -6,6 +6,13 @@ import type { StatementCache } from './db.ts'
 import { currentTask } from './rows.ts'
 import type { TaskSql } from './task-sql.ts'
 
+const FILTERS = [
+  { key: 'agent', sql: 'agent = @agent', param: 'agent' },
+  { key: 'contextId', sql: 'context_id = @context_id', param: 'context_id' },
+  { key: 'state', sql: 'state = @state', param: 'state' },
+  { key: 'statusAfter', sql: 'status_at >= @status_after', param: 'status_after' },
+] as const
+
 /**
  * ListTasks: newest status first (status_at desc, id desc), keyset-paginated. Each combination of
  * filters is its own statement, prepared once in the cache.
@@ -15,28 +22,14 @@ export const listTasks = (
   scope: Scope,
   query: ListTasksQuery,
 ): ListTasksPage => {
-  const filters = ['tenant = @tenant', 'owner = @owner']
+  const active = FILTERS.filter((f) => query[f.key] !== undefined)
+  const filters = ['tenant = @tenant', 'owner = @owner', ...active.map((f) => f.sql)]
   const params: Record<string, unknown> = {
     tenant: scope.tenant,
     owner: scope.owner,
     limit: query.pageSize + 1,
   }
-  if (query.agent !== undefined) {
-    filters.push('agent = @agent')
-    params.agent = query.agent
-  }
-  if (query.contextId !== undefined) {
-    filters.push('context_id = @context_id')
-    params.context_id = query.contextId
-  }
-  if (query.state !== undefined) {
-    filters.push('state = @state')
-    params.state = query.state
-  }
-  if (query.statusAfter !== undefined) {
-    filters.push('status_at >= @status_after')
-    params.status_after = query.statusAfter
-  }
+  for (const filter of active) params[filter.param] = query[filter.key]
   const where = filters.join(' AND ')
   const total = ctx.statements.get(`SELECT count(*) AS n FROM tasks WHERE ${where}`).get(params) as {
     n: number
