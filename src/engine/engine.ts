@@ -65,6 +65,10 @@ export interface InputRequest {
   input?: JsonObject
   text?: string
   message?: Message
+  /** Push targets added to the task in the transaction that records the answer (A2A's inline config). */
+  pushTargets?: PushTarget[]
+  /** The task as the caller just read it in this scope: spares reading it again. */
+  known?: Task
 }
 
 /**
@@ -182,7 +186,7 @@ export class Engine {
 
   /** Answers the agent's question: the task resumes (WORKING) and its handler runs again with the answer. */
   async provideInput(request: InputRequest): Promise<Task> {
-    const task = await this.getTask(request.scope, request.taskId)
+    const task = request.known ?? (await this.getTask(request.scope, request.taskId))
     if (isTerminal(task.state)) {
       throw new SwitchboardError(
         'TASK_TERMINAL',
@@ -218,6 +222,7 @@ export class Engine {
         { kind: 'status', state: 'WORKING' },
       ],
       requestRun: true,
+      ...(request.pushTargets && { pushTargets: request.pushTargets }),
     })
     this.#committed(task.id, events, updated)
     this.#bus.announceWork()

@@ -1,7 +1,6 @@
 import pg from 'pg'
 import type { TaskEvent } from '../model/events.ts'
 import type { Task } from '../model/task.ts'
-import { quoteSchema } from '../store/postgres/db.ts'
 import { EVENTS_CHANNEL, parseTaskNote, WORK_CHANNEL } from '../store/postgres/notify.ts'
 import type { EventBus, TaskListener } from './contract.ts'
 import { LocalBus } from './local-bus.ts'
@@ -10,8 +9,11 @@ export interface PostgresBusOptions {
   connectionString: string
   /** The replicaTag of this replica's PostgresStore: notes it sent were already delivered by publish(). */
   replicaTag: string
-  /** The store's schema, read after a reconnect to learn each followed task's last seq. Default 'switchboard'. */
-  schema?: string
+  /**
+   * The current version (last seq) of each of these tasks that exists: read after a reconnect to
+   * catch up on what was committed while the bus could not hear. The store's `versionsOf`.
+   */
+  readVersions: (taskIds: readonly string[]) => Promise<ReadonlyMap<string, number>>
   /** Reconnect delays: doubling from initialMs up to maxMs. Defaults 100 ms and 10 s. */
   reconnect?: { initialMs?: number; maxMs?: number }
   /** Told when the LISTEN connection fails or cannot be restored yet; the bus keeps trying. */
@@ -30,7 +32,6 @@ export interface PostgresBusOptions {
 export class PostgresBus implements EventBus {
   readonly #local = new LocalBus()
   readonly #options: PostgresBusOptions
-  readonly #tasksTable: string
   /** Followed tasks, with their subscriber count: the ones to catch up after a reconnect. */
   readonly #followed = new Map<string, number>()
   #client: pg.Client | undefined
@@ -39,7 +40,6 @@ export class PostgresBus implements EventBus {
 
   private constructor(options: PostgresBusOptions) {
     this.#options = options
-    this.#tasksTable = `${quoteSchema(options.schema ?? 'switchboard')}.tasks`
   }
 
   /** Resolves once the bus is listening, so nothing committed afterwards can be missed. */
@@ -142,7 +142,8 @@ export class PostgresBus implements EventBus {
     try {
       client = await this.#listen()
       // Listening first, then reading: a commit between the two is both notified and read.
-      const versions = await this.#versionsOf(client, [...this.#followed.keys()])
+      const followed = [...this.#followed.keys()]
+      const versions = followed.length > 0 ? await this.#options.readVersions(followed) : new Map()
       if (this.#closed) {
         await client.end().catch(() => {})
         return
@@ -155,14 +156,5 @@ export class PostgresBus implements EventBus {
       this.#options.onError?.(error as Error)
       this.#scheduleReconnect(Math.min(delayMs * 2, this.#options.reconnect?.maxMs ?? 10_000))
     }
-  }
-
-  async #versionsOf(client: pg.Client, taskIds: string[]): Promise<[string, number][]> {
-    if (taskIds.length === 0) return []
-    const { rows } = await client.query<{ id: string; version: number }>(
-      `SELECT id, version FROM ${this.#tasksTable} WHERE id = ANY($1::text[])`,
-      [taskIds],
-    )
-    return rows.map((r) => [r.id, r.version])
   }
 }

@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   TASK_NOT_AWAITING_INPUT: 'The task is not waiting for input',
   INVALID_TRANSITION: 'The state transition is not allowed',
   LEASE_LOST: 'This replica no longer holds the execution lease',
+  VERSION_CONFLICT: 'The task changed while this write was being made; retry it',
   // The agent or server does not offer the feature.
   UNSUPPORTED_OPERATION: 'The operation is not supported',
   PUSH_NOT_SUPPORTED: 'Push notifications are not supported by this agent',

@@ -228,7 +228,7 @@ const openStore = async (options: SwitchboardOptions): Promise<{ store: Store; b
     const bus = await PostgresBus.connect({
       connectionString: options.store,
       replicaTag: store.replicaTag,
-      schema: store.schema,
+      readVersions: (taskIds) => store.versionsOf(taskIds),
     })
     return { store, bus }
   }

@@ -11,8 +11,8 @@ import type { Scope, Task, TaskHeader } from '../model/task.ts'
  * - `append` is one transaction: read the task, check and fold each event with `applyEvent`
  *   (which refuses anything after a terminal state), insert the events with consecutive `seq`,
  *   update the task row with a compare-and-set on its version, insert the outbox rows the events
- *   trigger. Two racing appends never both succeed against the same version; a terminal state is
- *   written at most once.
+ *   trigger. Two racing appends never both succeed against the same version (the loser fails with
+ *   VERSION_CONFLICT); a terminal state is written at most once.
  * - Writes from a runner pass `leaseOwner`: they fail with LEASE_LOST once another replica holds
  *   the task.
  * - Lease and delivery claims never hand the same row to two claimers (SKIP LOCKED on PostgreSQL,
@@ -121,6 +121,11 @@ export interface AppendRequest {
    * same transaction, exactly as `releaseLease` would, saving a write per run.
    */
   releaseLease?: boolean
+  /**
+   * New push configs for the task, inserted in the same transaction (an A2A follow-up message
+   * that carries one): they are notified of this append's events like the configs already there.
+   */
+  pushTargets?: PushTarget[]
 }
 
 export interface AppendResult {

@@ -245,6 +245,24 @@ describe('A2A messages and tasks', () => {
     assert.deepEqual(rpcDelete.body.result, {}, 'deleting again succeeds: delete is idempotent')
   })
 
+  it('a follow-up and its push config are recorded together: a refused answer leaves no config', async () => {
+    const builder = server.base('report-builder')
+    const asked = await sendRpc(builder, msg([{ text: 'owls' }]))
+    assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED')
+    const push = { taskPushNotificationConfig: { url: receiver.url } }
+    const refused = await rpc(builder, 'SendMessage', {
+      message: msg([{ data: { sections: [] } }], { taskId: asked.id }),
+      configuration: push,
+    })
+    assert.equal(refused.body.error.data[0].metadata.code, 'INPUT_SCHEMA_VIOLATION')
+    const configs = async () =>
+      (await rpc(builder, 'ListTaskPushNotificationConfigs', { taskId: asked.id })).body.result.configs
+    assert.deepEqual(await configs(), [])
+    const done = await sendRpc(builder, msg([{ data: { sections: ['Flight'] } }], { taskId: asked.id }), push)
+    assert.equal(done.status.state, 'TASK_STATE_COMPLETED')
+    assert.equal((await configs()).length, 1)
+  })
+
   it('a webhook registered with the message receives A2A 1.0 StreamResponses', async () => {
     const task = await sendRpc(echo(), msg([{ data: { artifacts: true } }]), {
       taskPushNotificationConfig: {

@@ -30,7 +30,11 @@ describe('PostgreSQL bus', { skip: pgSkip }, () => {
   })
 
   busContract('postgres', () =>
-    PostgresBus.connect({ connectionString: db.url, replicaTag: 'solo', schema: 'solo' }),
+    PostgresBus.connect({
+      connectionString: db.url,
+      replicaTag: 'solo',
+      readVersions: async () => new Map(),
+    }),
   )
 
   /** Two replicas on one database: each a store and a bus sharing its tag. */
@@ -47,15 +51,18 @@ describe('PostgreSQL bus', { skip: pgSkip }, () => {
       }
       await stores.a.init()
       await stores.b.init()
-      const bus = (tag: string, app: string) =>
+      const bus = (tag: string, app: string, store: PostgresStore) =>
         PostgresBus.connect({
           connectionString: `${db.url}?application_name=${app}`,
           replicaTag: tag,
-          schema,
+          readVersions: (taskIds) => store.versionsOf(taskIds),
           reconnect: { initialMs: 20, maxMs: 200 },
           onError: (error) => errors.push(error),
         })
-      buses = { a: await bus('replica-a', 'bus-a'), b: await bus('replica-b', 'bus-b') }
+      buses = {
+        a: await bus('replica-a', 'bus-a', stores.a),
+        b: await bus('replica-b', 'bus-b', stores.b),
+      }
     })
     afterEach(async () => {
       await Promise.all([buses.a.close(), buses.b.close(), stores.a.close(), stores.b.close()])

@@ -4,11 +4,15 @@ import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { isSwitchboardError } from '../../src/model/errors.ts'
 import { createSwitchboard } from '../../src/server/server.ts'
+import { quoteSchema } from '../../src/store/postgres/db.ts'
+import { migrate } from '../../src/store/postgres/migrate.ts'
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
+import { taskSql } from '../../src/store/postgres/task-sql.ts'
+import { appendEvents } from '../../src/store/postgres/task-writes.ts'
 import { instantAgent } from '../helpers/agents.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
-import { cancelled, create, SCOPE, status } from './contract/fixtures.ts'
+import { A2A, CLAWPEDIA, cancelled, create, SCOPE, status } from './contract/fixtures.ts'
 import { storeContract } from './contract.ts'
 
 const SCHEMA_SQL = new URL('../../src/store/postgres/schema.sql', import.meta.url)
@@ -135,6 +139,56 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
         }
       } finally {
         await store.close()
+      }
+    })
+  })
+
+  describe('data migrations', () => {
+    it('3 gives stored A2A targets artifacts: true, and leaves other targets as they were', async () => {
+      const schema = db.schema()
+      const pool = new pg.Pool({ connectionString: db.url })
+      const store = new PostgresStore({ connectionString: db.url, schema })
+      try {
+        await migrate(pool, schema, POSTGRES_MIGRATIONS.slice(0, 2))
+        const { task } = await create(store, { pushTargets: [A2A, CLAWPEDIA] })
+        await store.init()
+        assert.deepEqual(
+          (await store.listPushConfigs(SCOPE, task.id)).map((c) => c.target),
+          [{ ...A2A, artifacts: true }, CLAWPEDIA],
+        )
+      } finally {
+        await Promise.all([pool.end(), store.close()])
+      }
+    })
+  })
+
+  describe('compare-and-set', () => {
+    it('an append whose task row moved past the version it read fails with VERSION_CONFLICT, writing nothing', async () => {
+      const schema = db.schema()
+      const store = new PostgresStore({ connectionString: db.url, schema })
+      // The row lock keeps other writers out between the read and the update, so the read itself is
+      // made stale: it reports the version before the one the row is at.
+      const pool = new pg.Pool({ connectionString: db.url })
+      const sql = taskSql(quoteSchema(schema))
+      const stale = {
+        ...sql.taskForUpdate,
+        name: 'test_stale_task_for_update',
+        text: sql.taskForUpdate.text.replace('t.version,', 't.version - 1 AS version,'),
+      }
+      try {
+        await store.init()
+        const { task } = await create(store)
+        await assert.rejects(
+          appendEvents(
+            { pool, sql: { ...sql, taskForUpdate: stale }, replicaTag: 'r1' },
+            { taskId: task.id, events: [status('WORKING')] },
+          ),
+          (error: unknown) => isSwitchboardError(error) && error.code === 'VERSION_CONFLICT',
+        )
+        assert.deepEqual(await store.getTask(SCOPE, task.id), task)
+        assert.equal((await store.readEvents(task.id, 0)).length, 2)
+      } finally {
+        await Promise.all([pool.end(), store.close()])
       }
     })
   })

@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
+import { isSwitchboardError } from '../../src/model/errors.ts'
 import { newId } from '../../src/model/ids.ts'
+import { migrate } from '../../src/store/sqlite/migrate.ts'
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
+import { A2A, CLAWPEDIA, create, SCOPE, status } from './contract/fixtures.ts'
 import { storeContract } from './contract.ts'
 
 // One temporary directory for the file, one database file per case.
@@ -78,5 +81,52 @@ describe('sqlite migrations', () => {
       versions,
       SQLITE_MIGRATIONS.map((_, i) => ({ version: i + 1 })),
     )
+  })
+
+  it('4 gives stored A2A targets artifacts: true, and leaves other targets as they were', async () => {
+    const filename = join(dir, 'v3.db')
+    const v3 = new Database(filename)
+    migrate(v3, SQLITE_MIGRATIONS.slice(0, 3))
+    const insert = v3.prepare(
+      'INSERT INTO push_configs (task_id, id, tenant, owner, created_at, target) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    const createdAt = '2026-11-30T10:00:00.000Z'
+    insert.run('t-1', 'a2a', SCOPE.tenant, SCOPE.owner, createdAt, JSON.stringify(A2A))
+    insert.run('t-1', 'clawpedia', SCOPE.tenant, SCOPE.owner, createdAt, JSON.stringify(CLAWPEDIA))
+    v3.close()
+
+    const store = new SqliteStore({ filename })
+    try {
+      assert.deepEqual(
+        (await store.listPushConfigs(SCOPE, 't-1')).map((c) => c.target),
+        [{ ...A2A, artifacts: true }, CLAWPEDIA],
+      )
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('sqlite compare-and-set', () => {
+  it('an append that finds the task row at another version fails with VERSION_CONFLICT, writing nothing', async () => {
+    const filename = join(dir, 'conflict.db')
+    const store = new SqliteStore({ filename })
+    try {
+      const { task } = await create(store)
+      // Another writer moves the version between the append's read and its update: the events insert
+      // comes in between, so a trigger on it stands in for that writer.
+      const other = new Database(filename)
+      other.exec(`CREATE TRIGGER other_writer AFTER INSERT ON events
+        BEGIN UPDATE tasks SET version = version + 100 WHERE id = NEW.task_id; END`)
+      other.close()
+      await assert.rejects(
+        store.append({ taskId: task.id, events: [status('WORKING')] }),
+        (error: unknown) => isSwitchboardError(error) && error.code === 'VERSION_CONFLICT',
+      )
+      assert.deepEqual(await store.getTask(SCOPE, task.id), task)
+      assert.equal((await store.readEvents(task.id, 0)).length, 2)
+    } finally {
+      await store.close()
+    }
   })
 })

@@ -95,6 +95,8 @@ export const A2A_ERROR_OF: Readonly<Record<ErrorCode, { kind: A2aErrorKind; http
   TASK_NOT_AWAITING_INPUT: { kind: 'UnsupportedOperationError' },
   INVALID_TRANSITION: { kind: 'UnsupportedOperationError' },
   LEASE_LOST: { kind: 'InternalError' },
+  // A concurrency fault of the server, like LEASE_LOST: nothing the client's request did wrong.
+  VERSION_CONFLICT: { kind: 'InternalError' },
   UNSUPPORTED_OPERATION: { kind: 'UnsupportedOperationError' },
   PUSH_NOT_SUPPORTED: { kind: 'PushNotificationNotSupportedError' },
   EXTENDED_CARD_NOT_CONFIGURED: { kind: 'ExtendedAgentCardNotConfiguredError' },

@@ -51,6 +51,32 @@ const withTaskId =
   }
 
 /**
+ * The engine's refusals of an answer, reworded for a follow-up message: the client is told what it
+ * may send instead, and the task id travels in the ErrorInfo metadata.
+ */
+const refusedFollowUp =
+  (taskId: string) =>
+  (error: unknown): never => {
+    if (isSwitchboardError(error) && error.code === 'TASK_TERMINAL') {
+      const state = error.details?.state
+      throw new SwitchboardError(
+        'TASK_TERMINAL',
+        `task ${taskId} is ${state} and takes no more messages; send a new message without taskId (with its contextId to continue the conversation)`,
+        { taskId, state },
+      )
+    }
+    if (isSwitchboardError(error) && error.code === 'TASK_NOT_AWAITING_INPUT') {
+      const state = error.details?.state
+      throw new SwitchboardError(
+        'TASK_NOT_AWAITING_INPUT',
+        `task ${taskId} is ${state} and is not waiting for input; a follow-up message is only accepted in INPUT_REQUIRED or AUTH_REQUIRED`,
+        { taskId, state },
+      )
+    }
+    return withTaskId(taskId)(error)
+  }
+
+/**
  * The eleven A2A operations for one mounted agent, shared by the JSON-RPC and REST bindings:
  * each takes the request message (ProtoJSON, unchecked), checks it, calls the engine and maps the
  * result. Streaming operations do all their checks before returning the stream, so a failure is
@@ -276,29 +302,19 @@ export class A2aOperations {
       )
     }
     if (task.history.some((turn) => turn.messageId === wire.messageId)) return task
-    if (isTerminal(task.state)) {
-      throw new SwitchboardError(
-        'TASK_TERMINAL',
-        `task ${taskId} is ${task.state} and takes no more messages; send a new message without taskId (with its contextId to continue the conversation)`,
-        { taskId, state: task.state },
-      )
-    }
-    if (!INTERRUPTED_STATES.has(task.state)) {
-      throw new SwitchboardError(
-        'TASK_NOT_AWAITING_INPUT',
-        `task ${taskId} is ${task.state} and is not waiting for input; a follow-up message is only accepted in INPUT_REQUIRED or AUTH_REQUIRED`,
-        { taskId, state: task.state },
-      )
-    }
     const { message, input, text } = fromA2aMessage(wire, modes)
-    if (target) await this.#engine.createPushConfig(this.#caller, taskId, target)
-    return this.#engine.provideInput({
-      scope: this.#caller,
-      taskId,
-      message,
-      ...(input && { input }),
-      ...(text !== undefined && { text }),
-    })
+    // The engine checks the task can take the answer, and records it with the push config in one transaction.
+    return this.#engine
+      .provideInput({
+        scope: this.#caller,
+        taskId,
+        known: task,
+        message,
+        ...(input && { input }),
+        ...(text !== undefined && { text }),
+        ...(target && { pushTargets: [target] }),
+      })
+      .catch(refusedFollowUp(taskId))
   }
 
   #view(task: Task, historyLength?: number): A2aTask {

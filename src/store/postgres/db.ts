@@ -79,7 +79,3 @@ export const transaction = async <T>(
 
 /** Milliseconds as a parameter of `now() + $n * interval '1 millisecond'`. */
 export const ms = (value: number): number => Math.max(0, Math.round(value))
-
-/** pg hands timestamptz back as Date; the model speaks ISO strings. */
-export const iso = (value: Date | string): string =>
-  value instanceof Date ? value.toISOString() : new Date(value).toISOString()

@@ -1,3 +1,4 @@
+import { RUNNABLE_SQL } from '../run-pending.ts'
 import { statement } from './db.ts'
 
 /**
@@ -44,7 +45,7 @@ export const leaseSql = (s: string) => ({
   releaseLease: statement(
     'sb_release_lease',
     `UPDATE ${s}.tasks SET lease_owner = NULL, lease_expires_at = NULL,
-       run_pending = state IN ('SUBMITTED', 'WORKING')
+       run_pending = ${RUNNABLE_SQL}
      WHERE id = :task_id AND lease_owner = :owner`,
   ),
 

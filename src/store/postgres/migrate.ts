@@ -7,9 +7,14 @@ import { POSTGRES_MIGRATIONS } from './migrations.ts'
  * Brings `schema` up to the last migration. Everything happens in one transaction that first takes
  * a transaction-scoped advisory lock keyed by the schema name: replicas starting together queue on
  * the lock, and each one after the first finds the work done. A schema newer than this code is
- * refused, since this replica would misread it. Returns the versions it applied.
+ * refused, since this replica would misread it. Returns the versions it applied. Tests pass a
+ * prefix of the list to build a schema as an older Switchboard left it.
  */
-export const migrate = async (pool: pg.Pool, schema: string): Promise<number[]> => {
+export const migrate = async (
+  pool: pg.Pool,
+  schema: string,
+  migrations: readonly ((schema: string) => string)[] = POSTGRES_MIGRATIONS,
+): Promise<number[]> => {
   const s = quoteSchema(schema)
   return transaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
@@ -31,7 +36,7 @@ export const migrate = async (pool: pg.Pool, schema: string): Promise<number[]> 
       )
     }
     const applied: number[] = []
-    for (const [index, migration] of POSTGRES_MIGRATIONS.entries()) {
+    for (const [index, migration] of migrations.entries()) {
       const version = index + 1
       if (version <= current) continue
       await client.query(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [version])

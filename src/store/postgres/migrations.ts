@@ -87,4 +87,11 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   `,
   /* 2: no index on artifacts by task: nothing reads them that way, and every artifact paid for it */
   (s) => `DROP INDEX IF EXISTS ${s}.artifacts_by_task;`,
+  /*
+   * 3: A2A targets hear of artifacts by their own flag, no longer by their kind: stored ones get it.
+   * Spliced into the text, not merged as jsonb, which would reorder the keys and refuses "\u0000".
+   */
+  (s) => `UPDATE ${s}.push_configs
+    SET target = regexp_replace(target::text, '[}][[:space:]]*$', ',"artifacts":true}')::json
+    WHERE target->>'kind' = 'a2a' AND target->'artifacts' IS NULL;`,
 ]

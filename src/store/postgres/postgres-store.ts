@@ -20,13 +20,14 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
+import { toDelivery, toPushConfig, visible } from '../rows.ts'
 import { ms, quoteSchema, run } from './db.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
 import { TaskLists } from './list-tasks.ts'
 import { migrate } from './migrate.ts'
 import { isReplicaTag } from './notify.ts'
 import { type PushSql, pushSql } from './push-sql.ts'
-import { type DeliveryRow, type PushConfigRow, toDelivery, toPushConfig, visible } from './rows.ts'
+import { type PgDeliveryRow, type PgPushConfigRow, parsed } from './rows.ts'
 import { type TaskSql, taskSql } from './task-sql.ts'
 import { appendEvents, createTask, type WriteContext } from './task-writes.ts'
 
@@ -136,6 +137,14 @@ export class PostgresStore implements Store {
     return rows.map((r) => r.body)
   }
 
+  /** The version (last seq) of each of these tasks that exists. Unscoped, like readEvents. */
+  async versionsOf(taskIds: readonly string[]): Promise<Map<string, number>> {
+    const { rows } = await run<{ id: string; version: number }>(this.#pool, this.#tasks.versions, {
+      ids: [...taskIds],
+    })
+    return new Map(rows.map((r) => [r.id, r.version]))
+  }
+
   async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {
     const { rows } = await run<{ meta: Artifact; bytes: Buffer | null; tenant: string; owner: string }>(
       this.#pool,
@@ -203,23 +212,23 @@ export class PostgresStore implements Store {
   }
 
   async getPushConfig(scope: Scope, taskId: string, configId: string): Promise<PushConfig | undefined> {
-    const { rows } = await run<PushConfigRow>(this.#pool, this.#push.pushConfig, {
+    const { rows } = await run<PgPushConfigRow>(this.#pool, this.#push.pushConfig, {
       task_id: taskId,
       id: configId,
       tenant: scope.tenant,
       owner: scope.owner,
     })
     const row = rows[0]
-    return row ? toPushConfig(taskId, row) : undefined
+    return row ? toPushConfig(taskId, row, parsed) : undefined
   }
 
   async listPushConfigs(scope: Scope, taskId: string): Promise<PushConfig[]> {
-    const { rows } = await run<PushConfigRow>(this.#pool, this.#push.pushConfigs, {
+    const { rows } = await run<PgPushConfigRow>(this.#pool, this.#push.pushConfigs, {
       task_id: taskId,
       tenant: scope.tenant,
       owner: scope.owner,
     })
-    return rows.map((row) => toPushConfig(taskId, row))
+    return rows.map((row) => toPushConfig(taskId, row, parsed))
   }
 
   async deletePushConfig(scope: Scope, taskId: string, configId: string): Promise<boolean> {
@@ -235,12 +244,12 @@ export class PostgresStore implements Store {
   // ── push outbox ───────────────────────────────────────────────────────────
 
   async claimDeliveries(request: ClaimDeliveriesRequest): Promise<Delivery[]> {
-    const { rows } = await run<DeliveryRow>(this.#pool, this.#push.claimDeliveries, {
+    const { rows } = await run<PgDeliveryRow>(this.#pool, this.#push.claimDeliveries, {
       owner: request.owner,
       limit: limitOf(request.limit),
       ttl_ms: ms(request.ttlMs),
     })
-    return rows.map(toDelivery)
+    return rows.map((row) => toDelivery(row, parsed))
   }
 
   async settleDelivery(owner: string, deliveryId: string, outcome: DeliveryOutcome): Promise<void> {
@@ -254,24 +263,24 @@ export class PostgresStore implements Store {
   }
 
   async listDeliveries(query: ListDeliveriesQuery): Promise<Delivery[]> {
-    const { rows } = await run<DeliveryRow>(this.#pool, this.#push.listDeliveries, {
+    const { rows } = await run<PgDeliveryRow>(this.#pool, this.#push.listDeliveries, {
       state: query.state ?? null,
       task_id: query.taskId ?? null,
       limit: query.limit,
     })
-    return rows.map(toDelivery)
+    return rows.map((row) => toDelivery(row, parsed))
   }
 
   async getDelivery(deliveryId: string): Promise<Delivery | undefined> {
-    const { rows } = await run<DeliveryRow>(this.#pool, this.#push.delivery, { id: deliveryId })
+    const { rows } = await run<PgDeliveryRow>(this.#pool, this.#push.delivery, { id: deliveryId })
     const row = rows[0]
-    return row ? toDelivery(row) : undefined
+    return row ? toDelivery(row, parsed) : undefined
   }
 
   async retryDelivery(deliveryId: string): Promise<Delivery | undefined> {
-    const { rows } = await run<DeliveryRow>(this.#pool, this.#push.retryDelivery, { id: deliveryId })
+    const { rows } = await run<PgDeliveryRow>(this.#pool, this.#push.retryDelivery, { id: deliveryId })
     const row = rows[0]
-    return row ? toDelivery(row) : undefined
+    return row ? toDelivery(row, parsed) : undefined
   }
 
   async countDeliveries(): Promise<Record<DeliveryState, number>> {

@@ -9,6 +9,13 @@ const INSERT_DELIVERIES = (s: string) => `INSERT INTO ${s}.deliveries
                 :delivery_targets::json[], :delivery_events::json[], :delivery_tasks::json[])
       AS d(id, seq, config_id, target, event, task)`
 
+/** The push configs one commit adds, as parallel arrays for unnest(). */
+const INSERT_CONFIGS = (
+  s: string,
+) => `INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
+    SELECT :task_id, c.id, :tenant, :owner, :config_created_at, c.target
+    FROM unnest(:config_ids::text[], :config_targets::json[]) AS c(id, target)`
+
 const INSERT_EVENTS = (s: string) => `INSERT INTO ${s}.events (task_id, seq, body)
     SELECT :task_id, e.seq, e.body FROM unnest(:seqs::int[], :bodies::json[]) AS e(seq, body)`
 
@@ -41,11 +48,7 @@ export const taskSql = (s: string) => ({
   openTask: statement(
     'sb_open_task',
     `WITH events AS (${INSERT_EVENTS(s)}),
-     configs AS (
-       INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
-       SELECT :task_id, c.id, :tenant, :owner, :created_at, c.target
-       FROM unnest(:config_ids::text[], :config_targets::json[]) AS c(id, target)
-     ),
+     configs AS (${INSERT_CONFIGS(s)}),
      deliveries AS (${INSERT_DELIVERIES(s)})
      SELECT pg_notify('${EVENTS_CHANNEL}', :event_note),
             CASE WHEN :runnable::boolean THEN pg_notify('${WORK_CHANNEL}', :work_note) END`,
@@ -66,10 +69,10 @@ export const taskSql = (s: string) => ({
   ),
 
   /**
-   * Everything an append writes, in one round trip: events, artifacts, outbox rows, then the task
-   * row with a compare-and-set on its version (redundant under the row lock, and cheap), then the
-   * notes. A terminal state ends the need to run; an answer (`request_run`) creates it; a run's
-   * last write (`release`) frees its lease as releaseLease does.
+   * Everything an append writes, in one round trip: events, artifacts, push configs that come with
+   * it, outbox rows, then the task row with a compare-and-set on its version (redundant under the
+   * row lock, and cheap), then the notes. `run_pending` is decided by the caller (runPendingAfter;
+   * null leaves it); a run's last write (`release`) frees its lease as releaseLease does.
    */
   commitAppend: statement(
     'sb_commit_append',
@@ -79,11 +82,11 @@ export const taskSql = (s: string) => ({
        SELECT a.id, :task_id, :tenant, :owner, a.meta, a.bytes
        FROM unnest(:artifact_ids::text[], :artifact_metas::json[], :artifact_bytes::bytea[]) AS a(id, meta, bytes)
      ),
+     configs AS (${INSERT_CONFIGS(s)}),
      deliveries AS (${INSERT_DELIVERIES(s)}),
      updated AS (
        UPDATE ${s}.tasks SET state = :state, version = :version, status_at = :status_at, snapshot = :snapshot,
-         run_pending = CASE WHEN :terminal::boolean THEN false WHEN :request_run::boolean THEN true
-           WHEN :release::boolean THEN :state IN ('SUBMITTED', 'WORKING') ELSE run_pending END,
+         run_pending = coalesce(:run_pending::boolean, run_pending),
          lease_owner = CASE WHEN :release::boolean THEN NULL ELSE lease_owner END,
          lease_expires_at = CASE WHEN :release::boolean THEN NULL ELSE lease_expires_at END
        WHERE id = :task_id AND version = :expected_version
@@ -103,6 +106,9 @@ export const taskSql = (s: string) => ({
     'sb_events',
     `SELECT body FROM ${s}.events WHERE task_id = :task_id AND seq > :after_seq ORDER BY seq LIMIT :limit`,
   ),
+
+  /** The versions of some tasks: where a bus that missed notes while reconnecting catches up from. */
+  versions: statement('sb_versions', `SELECT id, version FROM ${s}.tasks WHERE id = ANY(:ids::text[])`),
 
   artifact: statement('sb_artifact', `SELECT meta, bytes, tenant, owner FROM ${s}.artifacts WHERE id = :id`),
 })

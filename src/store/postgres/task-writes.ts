@@ -4,14 +4,15 @@ import { stampEvent, type TaskEvent } from '../../model/events.ts'
 import { applyEvent, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
 import type { PushTarget } from '../../model/push.ts'
-import { isTerminal } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import type { AppendRequest, AppendResult, CreateTaskRequest, CreateTaskResult } from '../contract.ts'
 import { openingEvents } from '../opening.ts'
+import { visible } from '../rows.ts'
+import { runPendingAfter } from '../run-pending.ts'
 import { run, transaction } from './db.ts'
 import { formatTaskNote } from './notify.ts'
-import { OutboxRows, visible } from './rows.ts'
+import { OutboxRows } from './rows.ts'
 import type { TaskSql } from './task-sql.ts'
 
 /** What the two writers need from the store. */
@@ -66,12 +67,12 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promi
     const configs = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
     const outbox = new OutboxRows()
     // The opening status is a status change like any other: notify it with the task as created.
-    for (const event of events) outbox.add(configs, event, snapshot, newId)
+    for (const event of events) outbox.add(configs, event, snapshot)
     await run(client, ctx.sql.openTask, {
       task_id: task.id,
       tenant: task.tenant,
       owner: task.owner,
-      created_at: task.createdAt,
+      config_created_at: task.createdAt,
       seqs: events.map((e) => e.seq),
       bodies: events.map((e) => JSON.stringify(e)),
       config_ids: configs.map((c) => c.id),
@@ -104,6 +105,9 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
       artifact_bytes: [] as (Uint8Array | null)[],
     }
     const outbox = new OutboxRows()
+    // Configs that come with the append hear of its events like the ones already there.
+    const added = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
+    const configs = [...row.configs, ...added]
     for (const body of request.events) {
       const event = stampEvent(body, task.version + 1, at)
       applyEvent(task, event)
@@ -113,8 +117,10 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
         artifacts.artifact_metas.push(JSON.stringify(event.artifact))
         artifacts.artifact_bytes.push(request.blobs?.get(event.artifact.id) ?? null)
       }
-      if (row.configs.length > 0) outbox.add(row.configs, event, JSON.stringify(task), newId)
+      if (configs.length > 0) outbox.add(configs, event, JSON.stringify(task))
     }
+    const requestRun = request.requestRun === true
+    const release = request.releaseLease === true && request.leaseOwner !== undefined
     const committed = await run(client, ctx.sql.commitAppend, {
       task_id: task.id,
       tenant: row.tenant,
@@ -122,20 +128,23 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
       seqs: events.map((e) => e.seq),
       bodies: events.map((e) => JSON.stringify(e)),
       ...artifacts,
+      config_ids: added.map((c) => c.id),
+      config_targets: added.map((c) => JSON.stringify(c.target)),
+      config_created_at: at,
       ...outbox,
       state: task.state,
       version: task.version,
       status_at: task.statusAt,
       snapshot: JSON.stringify(task),
-      terminal: isTerminal(task.state),
-      request_run: request.requestRun === true,
-      release: request.releaseLease === true && request.leaseOwner !== undefined,
+      run_pending: runPendingAfter(task.state, { requestRun, release }),
+      request_run: requestRun,
+      release,
       expected_version: row.version,
       event_note: formatTaskNote(ctx.replicaTag, task.id, task.version),
       work_note: ctx.replicaTag,
     })
     if (committed.rowCount !== 1) {
-      throw new SwitchboardError('INTERNAL', `concurrent modification of task ${task.id}`)
+      throw new SwitchboardError('VERSION_CONFLICT', `concurrent modification of task ${task.id}`)
     }
     return { task, events }
   })

@@ -93,4 +93,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   /* 3: one events row per append, keyed by its last seq, its body a JSON array: each old row is a batch of one */ `
   UPDATE events SET body = '[' || body || ']';
   `,
+  /* 4: A2A targets hear of artifacts by their own flag, no longer by their kind: stored ones get it */ `
+  UPDATE push_configs SET target = json_set(target, '$.artifacts', json('true'))
+  WHERE json_extract(target, '$.kind') = 'a2a' AND json_type(target, '$.artifacts') IS NULL;
+  `,
 ]

@@ -92,5 +92,36 @@ export const pushConfigCases = (store: CurrentStore): void => {
       )
       assert.deepEqual(deliveries[0]?.target, later.target)
     })
+
+    it('inserts the push configs an append brings in its transaction, notified of its events; none if refused', async () => {
+      const { task } = await create(store(), { pushTargets: [CLAWPEDIA] })
+      await store().append({ taskId: task.id, events: [status('WORKING'), status('INPUT_REQUIRED')] })
+      const answered = await store().append({
+        taskId: task.id,
+        scope: SCOPE,
+        events: [{ kind: 'input', input: {} }, status('WORKING')],
+        requestRun: true,
+        pushTargets: [A2A],
+      })
+      const configs = await store().listPushConfigs(SCOPE, task.id)
+      assert.deepEqual(
+        configs.map((c) => c.target),
+        [CLAWPEDIA, A2A],
+      )
+      const added = configs[1]!
+      assert.equal(added.createdAt, answered.events[0]!.at)
+      const deliveries = await store().listDeliveries({ taskId: task.id, limit: 20 })
+      assert.deepEqual(
+        deliveries.filter((d) => d.configId === added.id).map((d) => [d.seq, d.task.state]),
+        [[answered.task.version, 'WORKING']],
+      )
+      // A refused append (a terminal task) leaves no config behind.
+      await store().append({ taskId: task.id, events: [status('CANCELLED')] })
+      await rejectsWith(
+        store().append({ taskId: task.id, events: [status('WORKING')], pushTargets: [A2A] }),
+        'TASK_TERMINAL',
+      )
+      assert.equal((await store().listPushConfigs(SCOPE, task.id)).length, 2)
+    })
   })
 }

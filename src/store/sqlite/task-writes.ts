@@ -1,0 +1,256 @@
+import type { Artifact } from '../../model/artifacts.ts'
+import { SwitchboardError } from '../../model/errors.ts'
+import { stampEvent, type TaskEvent } from '../../model/events.ts'
+import { applyEvent, assertNotTerminal, emptyTask } from '../../model/fold.ts'
+import { newId } from '../../model/ids.ts'
+import { notifies, type PushConfig, type PushTarget } from '../../model/push.ts'
+import type { TaskState } from '../../model/states.ts'
+import type { Task } from '../../model/task.ts'
+import { nowIso } from '../../model/time.ts'
+import type { AppendRequest, AppendResult, CreateTaskRequest, CreateTaskResult } from '../contract.ts'
+import { openingEvents } from '../opening.ts'
+import { outboxRows, toPushConfig, visible } from '../rows.ts'
+import { runPendingAfter } from '../run-pending.ts'
+import type { PushSql } from './push-sql.ts'
+import { currentTask, readTask, type SqlitePushConfigRow } from './rows.ts'
+import type { TaskSql } from './task-sql.ts'
+
+/** The statements the writers use. Every function here runs inside a group commit's savepoint. */
+export interface WriteContext {
+  tasks: TaskSql
+  push: PushSql
+}
+
+/** What an append needs of the task row: its state and identity, not its snapshot. */
+interface TaskHead {
+  state: TaskState
+  tenant: string
+  owner: string
+  lease_owner: string | null
+  /** The version the snapshot is at; quiet events may follow it. */
+  version: number
+}
+
+type TaskOwner = Pick<Task, 'id' | 'tenant' | 'owner'>
+
+/** Quiet events (logs, artifacts) allowed after a snapshot before an append folds them into a new one. */
+const SNAPSHOT_EVERY = 64
+
+export const createTask = (ctx: WriteContext, request: CreateTaskRequest): CreateTaskResult => {
+  const { header, idempotencyKey } = request
+  if (idempotencyKey !== undefined) {
+    const existing = ctx.tasks.taskByIdempotencyKey.get(header.tenant, header.owner, idempotencyKey) as
+      | { snapshot: string }
+      | undefined
+    if (existing)
+      return { task: currentTask(ctx.tasks, existing.snapshot), events: [], created: false, leased: false }
+  }
+  const task = emptyTask(header)
+  const events = openingEvents(request, nowIso())
+  for (const event of events) applyEvent(task, event)
+  const lease = request.lease
+  ctx.tasks.insertTask.run(
+    task.id,
+    task.tenant,
+    task.owner,
+    task.agent,
+    task.contextId,
+    task.state,
+    task.version,
+    task.createdAt,
+    task.statusAt,
+    idempotencyKey ?? null,
+    lease?.owner ?? null,
+    lease ? Date.now() + lease.ttlMs : null,
+    JSON.stringify(task),
+  )
+  insertEvents(ctx, task.id, events)
+  const configs = addPushConfigs(ctx, task, request.pushTargets, task.createdAt)
+  if (configs.length > 0) {
+    // The opening status is a status change like any other: notify it with the task as created.
+    const snapshot = JSON.stringify(task)
+    for (const event of events) enqueueDeliveries(ctx, task.id, configs, event, snapshot)
+  }
+  return { task, events, created: true, leased: lease !== undefined }
+}
+
+/**
+ * Log and artifact events change nothing but the log, so they are appended as event rows only:
+ * a look at the task's state, no snapshot parsed or rewritten. Status changes and answers (and a
+ * tail grown past SNAPSHOT_EVERY) fold the tail into a fresh snapshot, with a compare-and-set on
+ * the row's version. Either way the task is exactly the fold of its log; readers fold the tail.
+ */
+export const appendEvents = (ctx: WriteContext, request: AppendRequest): AppendResult => {
+  const quietable =
+    request.requestRun !== true &&
+    request.releaseLease !== true &&
+    request.pushTargets === undefined &&
+    request.events.every((e) => e.kind === 'log' || e.kind === 'artifact')
+  const head = (quietable ? ctx.tasks.taskHead : ctx.tasks.taskHeadAndSnapshot).get(request.taskId) as
+    | (TaskHead & { snapshot?: string })
+    | undefined
+  if (!head || !visible(head, request.scope)) {
+    throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
+  }
+  if (request.leaseOwner !== undefined && head.lease_owner !== request.leaseOwner) {
+    throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
+  }
+  if (head.snapshot !== undefined)
+    return appendFolded(ctx, request, head, currentTask(ctx.tasks, head.snapshot))
+  const last = (ctx.tasks.lastSeq.get(request.taskId) as { seq: number }).seq
+  return last + request.events.length - head.version <= SNAPSHOT_EVERY
+    ? appendQuiet(ctx, request, head, last)
+    : appendFolded(ctx, request, head, readTask(ctx.tasks, request.taskId)!)
+}
+
+const appendQuiet = (
+  ctx: WriteContext,
+  request: AppendRequest,
+  head: TaskHead,
+  last: number,
+): AppendResult => {
+  assertNotTerminal(request.taskId, head.state)
+  const at = nowIso()
+  const events = request.events.map((body, i) => stampEvent(body, last + 1 + i, at))
+  const configs = events.some((e) => e.kind === 'artifact') ? pushConfigsOf(ctx, request.taskId) : []
+  // Endpoints that hear of artifacts (A2A) get the task as it was at each one: fold it only then.
+  const listened = configs.length > 0 && events.some((e) => configs.some((c) => notifies(c.target, e)))
+  const task = listened ? readTask(ctx.tasks, request.taskId) : undefined
+  const owner = { id: request.taskId, tenant: head.tenant, owner: head.owner }
+  insertEvents(ctx, request.taskId, events)
+  for (const event of events) {
+    if (event.kind === 'artifact') insertArtifact(ctx, owner, event.artifact, request.blobs)
+    if (task) {
+      applyEvent(task, event)
+      enqueueDeliveries(ctx, request.taskId, configs, event, JSON.stringify(task))
+    }
+  }
+  // Callers seldom read the task after a log or an artifact: fold it only if one does.
+  let folded = task
+  const read = (): Task => {
+    folded ??= readTask(ctx.tasks, request.taskId)!
+    return folded
+  }
+  return {
+    events,
+    get task() {
+      return read()
+    },
+  }
+}
+
+const appendFolded = (
+  ctx: WriteContext,
+  request: AppendRequest,
+  head: TaskHead,
+  task: Task,
+): AppendResult => {
+  const at = nowIso()
+  // Configs that come with the append hear of its events like the ones already there.
+  addPushConfigs(ctx, task, request.pushTargets, at)
+  const configs = request.events.some((e) => e.kind === 'status' || e.kind === 'artifact')
+    ? pushConfigsOf(ctx, request.taskId)
+    : []
+  const events: TaskEvent[] = []
+  for (const body of request.events) {
+    const event = stampEvent(body, task.version + 1, at)
+    applyEvent(task, event)
+    events.push(event)
+    if (event.kind === 'artifact') insertArtifact(ctx, task, event.artifact, request.blobs)
+    if (configs.length > 0) enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
+  }
+  insertEvents(ctx, task.id, events)
+  const release = request.releaseLease === true && request.leaseOwner !== undefined
+  const runPending = runPendingAfter(task.state, { requestRun: request.requestRun === true, release })
+  const updated = ctx.tasks.updateTask.run(
+    task.state,
+    task.version,
+    task.statusAt,
+    JSON.stringify(task),
+    runPending === undefined ? null : Number(runPending),
+    Number(release),
+    Number(release),
+    task.id,
+    head.version,
+  )
+  if (updated.changes !== 1) {
+    throw new SwitchboardError('VERSION_CONFLICT', `concurrent modification of task ${task.id}`)
+  }
+  return { task, events }
+}
+
+export const insertPushConfig = (ctx: WriteContext, task: TaskOwner, config: PushConfig): void => {
+  ctx.push.insertPushConfig.run(
+    task.id,
+    config.id,
+    task.tenant,
+    task.owner,
+    config.createdAt,
+    JSON.stringify(config.target),
+  )
+}
+
+/** New push configs for targets that come with a write. */
+const addPushConfigs = (
+  ctx: WriteContext,
+  task: TaskOwner,
+  targets: readonly PushTarget[] | undefined,
+  createdAt: string,
+): PushConfig[] =>
+  (targets ?? []).map((target) => {
+    const config: PushConfig = { id: newId(), taskId: task.id, createdAt, target }
+    insertPushConfig(ctx, task, config)
+    return config
+  })
+
+const pushConfigsOf = (ctx: WriteContext, taskId: string): PushConfig[] =>
+  (ctx.push.pushConfigsOf.all(taskId) as SqlitePushConfigRow[]).map((row) =>
+    toPushConfig(taskId, row, JSON.parse),
+  )
+
+const insertArtifact = (
+  ctx: WriteContext,
+  task: TaskOwner,
+  artifact: Artifact,
+  blobs: AppendRequest['blobs'],
+): void => {
+  ctx.tasks.insertArtifact.run(artifact.id, task.id, task.tenant, task.owner, JSON.stringify(artifact))
+  const bytes = blobs?.get(artifact.id)
+  if (bytes !== undefined) ctx.tasks.insertArtifactBytes.run(artifact.id, bytes)
+}
+
+const enqueueDeliveries = (
+  ctx: WriteContext,
+  taskId: string,
+  configs: readonly PushConfig[],
+  event: TaskEvent,
+  taskJson: string,
+): void => {
+  const rows = outboxRows(configs, event, taskJson)
+  if (rows.length === 0) return
+  const now = Date.now()
+  const createdAt = nowIso()
+  for (const row of rows) {
+    ctx.push.insertDelivery.run(
+      row.id,
+      taskId,
+      row.seq,
+      row.configId,
+      row.target,
+      row.event,
+      row.task,
+      createdAt,
+      now,
+    )
+  }
+}
+
+/**
+ * The events of one append (or a task's opening pair) are one row, keyed by the last one's seq:
+ * a run's batch costs one B-tree insert, not one per event. A reader asks for the rows ending
+ * after its cursor and skips the events it has (eventsOfRows).
+ */
+const insertEvents = (ctx: WriteContext, taskId: string, events: readonly TaskEvent[]): void => {
+  const last = events.at(-1)
+  if (last) ctx.tasks.insertEvent.run(taskId, last.seq, JSON.stringify(events))
+}
