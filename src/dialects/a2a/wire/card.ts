@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { Strings } from './shapes.ts'
+import { AgentCapabilities, Strings } from './shapes.ts'
 
 /**
  * What a client checks of an A2A 1.0 AgentCard (digest §2.10): the REQUIRED fields of the card,
@@ -23,11 +23,7 @@ export const CardFields = Type.Object({
     Type.Unsafe<{ organization: string; url: string }>({ type: 'object', required: ['url', 'organization'] }),
   ),
   version: Type.String(),
-  capabilities: Type.Object({
-    streaming: Type.Optional(Type.Boolean()),
-    pushNotifications: Type.Optional(Type.Boolean()),
-    extendedAgentCard: Type.Optional(Type.Boolean()),
-  }),
+  capabilities: AgentCapabilities,
   defaultInputModes: Strings,
   defaultOutputModes: Strings,
   skills: Type.Array(

@@ -161,6 +161,12 @@ export const A2aAgentSkill = Type.Object({
 })
 export type A2aAgentSkill = Static<typeof A2aAgentSkill>
 
+export const AgentCapabilities = Type.Object({
+  streaming: Type.Optional(Type.Boolean()),
+  pushNotifications: Type.Optional(Type.Boolean()),
+  extendedAgentCard: Type.Optional(Type.Boolean()),
+})
+
 export const A2aAgentCard = Type.Object({
   name: Type.String(),
   description: Type.String(),
@@ -168,11 +174,7 @@ export const A2aAgentCard = Type.Object({
   provider: Type.Optional(Type.Object({ organization: Type.String(), url: Type.String() })),
   version: Type.String(),
   documentationUrl: Type.Optional(Type.String()),
-  capabilities: Type.Object({
-    streaming: Type.Optional(Type.Boolean()),
-    pushNotifications: Type.Optional(Type.Boolean()),
-    extendedAgentCard: Type.Optional(Type.Boolean()),
-  }),
+  capabilities: AgentCapabilities,
   defaultInputModes: Strings,
   defaultOutputModes: Strings,
   skills: Type.Array(A2aAgentSkill),
