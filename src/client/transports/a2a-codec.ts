@@ -14,21 +14,20 @@ import type { RemoteArtifact, RemoteTask, SendPayload, SendRequest, WireItem } f
  * for names, snake_case for camelCase, 0.3 state spellings; unknown fields are ignored. Our
  * server's extensions live under `metadata.switchboard` (log lines, the answer schema, the error).
  */
-type Obj = Record<string, unknown>
 
 const protocolError = (what: string): ClientError => new ClientError('PROTOCOL_ERROR', `A2A: ${what}`)
 
-const partsOf = (holder: Obj): Obj[] => {
+const partsOf = (holder: JsonObject): JsonObject[] => {
   const parts = field(holder, 'parts')
   return Array.isArray(parts) ? parts.filter(isObject) : []
 }
 
-const textOf = (parts: Obj[]): string | undefined => {
+const textOf = (parts: JsonObject[]): string | undefined => {
   const texts = parts.map((p) => p.text).filter((t): t is string => typeof t === 'string')
   return texts.length > 0 ? texts.join('\n') : undefined
 }
 
-const withMeta = <T extends RemoteArtifact>(artifact: T, part: Obj): T => {
+const withMeta = <T extends RemoteArtifact>(artifact: T, part: JsonObject): T => {
   const mediaType = str(part, 'mediaType')
   const filename = str(part, 'filename')
   if (mediaType && artifact.type !== 'log' && artifact.type !== 'json') artifact.mediaType = mediaType
@@ -100,7 +99,7 @@ const applyStatus = (task: RemoteTask, status: StatusFields): void => {
   if (status.at) task.updatedAt = status.at
   for (const key of ['prompt', 'inputSchema', 'error'] as const) {
     if (status[key] === undefined) delete task[key]
-    else (task as unknown as Obj)[key] = status[key]
+    else (task as unknown as JsonObject)[key] = status[key]
   }
 }
 
@@ -124,7 +123,7 @@ export const decodeTask = (wire: unknown): RemoteTask => {
 }
 
 /** A Message answer: no task to follow, so it stands for a task that is already over. */
-const decodeReply = (wire: Obj): RemoteTask => {
+const decodeReply = (wire: JsonObject): RemoteTask => {
   const messageId = str(wire, 'messageId')
   if (!messageId) throw protocolError('a message has no messageId')
   const parts = partsOf(wire)
@@ -202,8 +201,8 @@ export const taskIdOfStreamResponse = (value: unknown): string | undefined => {
 export const encodeMessage = (
   payload: SendPayload,
   ids: { taskId?: string; contextId?: string } = {},
-): Obj => {
-  let message: Obj
+): JsonObject => {
+  let message: JsonObject
   if ('input' in payload) {
     message = { parts: [{ data: payload.input, mediaType: 'application/json' }] }
   } else if ('text' in payload) {
@@ -228,12 +227,12 @@ export const encodeMessage = (
  * the call answers as soon as the task exists. The messageId is the idempotency key: a retried
  * send (or a failover to another binding) is recognised as the same message.
  */
-export const sendMessageRequest = (request: SendRequest): Obj => {
+export const sendMessageRequest = (request: SendRequest): JsonObject => {
   const message = encodeMessage(request.payload, request.contextId ? { contextId: request.contextId } : {})
   message.messageId = request.idempotencyKey
-  const configuration: Obj = { returnImmediately: true }
+  const configuration: JsonObject = { returnImmediately: true }
   if (request.push) {
-    const push: Obj = { url: request.push.url }
+    const push: JsonObject = { url: request.push.url }
     if (request.push.token) push.token = request.push.token
     if (request.push.authentication) push.authentication = request.push.authentication
     configuration.taskPushNotificationConfig = push
@@ -245,7 +244,7 @@ export const sendMessageRequest = (request: SendRequest): Obj => {
 export const inputMessageRequest = (
   task: Pick<RemoteTask, 'id' | 'contextId'>,
   payload: SendPayload,
-): Obj => ({
+): JsonObject => ({
   message: encodeMessage(payload, { taskId: task.id, ...(task.contextId && { contextId: task.contextId }) }),
   configuration: { returnImmediately: true },
 })

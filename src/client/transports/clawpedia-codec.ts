@@ -8,11 +8,10 @@ import { ClientError } from '../errors.ts'
 import type { RemoteArtifact, RemoteTask, SendPayload, WireItem } from '../types.ts'
 
 /** Clawpedia wire (snake_case, the reference's shapes plus our extensions) ⇄ the client's view. */
-type Obj = Record<string, unknown>
 
 const protocolError = (what: string): ClientError => new ClientError('PROTOCOL_ERROR', `Clawpedia: ${what}`)
 
-const str = (object: Obj, name: string): string | undefined => {
+const str = (object: JsonObject, name: string): string | undefined => {
   const value = object[name]
   return typeof value === 'string' && value !== '' ? value : undefined
 }
