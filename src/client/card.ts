@@ -1,5 +1,7 @@
-import { CLAWPEDIA_CARD_SCHEMA } from '../dialects/clawpedia/card-schema.ts'
-import type { ClawpediaCard } from '../dialects/clawpedia/wire.ts'
+import { CardFields, type CardInterface } from '../dialects/a2a/wire/card.ts'
+import { A2A_VERSION } from '../dialects/a2a/wire/shapes.ts'
+import { ClawpediaCard } from '../dialects/clawpedia/wire/shapes.ts'
+import { isObject } from '../model/json.ts'
 import { compileSchema } from '../schema/json-schema.ts'
 import { type CachedCard, type CardCache, type CardSource, defaultCardCache } from './card-cache.ts'
 import { ClientError, codeOfStatus } from './errors.ts'
@@ -9,29 +11,10 @@ import type { CallOptions } from './types.ts'
 
 export type { ClawpediaCard }
 
-/** The A2A version this client speaks; sent as `A2A-Version` on every A2A request and card fetch. */
-export const A2A_VERSION = '1.0'
+export type A2aInterface = CardInterface
 
-export interface A2aInterface {
-  url: string
-  protocolBinding: string
-  protocolVersion: string
-  tenant?: string
-}
-
-/** An A2A 1.0 AgentCard (digest §2.10): the REQUIRED fields are checked, the rest kept as sent. */
-export interface A2aCard {
-  name: string
-  description: string
-  version: string
-  supportedInterfaces: A2aInterface[]
-  capabilities: { streaming?: boolean; pushNotifications?: boolean; extendedAgentCard?: boolean }
-  defaultInputModes: string[]
-  defaultOutputModes: string[]
-  skills: { id: string; name: string; description: string; tags: string[] }[]
-  provider?: { organization: string; url: string }
-  [field: string]: unknown
-}
+/** An A2A 1.0 AgentCard: the REQUIRED fields are checked, the rest kept as sent. */
+export type A2aCard = CardFields & { [field: string]: unknown }
 
 export interface FoundCard<C> {
   card: C
@@ -49,67 +32,8 @@ export interface Discovery {
   warnings: string[]
 }
 
-const STRING = { type: 'string' }
-const STRINGS = { type: 'array', items: STRING }
-
-/** The REQUIRED fields of an A2A 1.0 card and of its interfaces and skills (empty skills tolerated, §9.6). */
-const A2A_CARD_SCHEMA = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', minLength: 1 },
-    description: STRING,
-    version: STRING,
-    supportedInterfaces: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        properties: {
-          url: { type: 'string', minLength: 1 },
-          protocolBinding: { type: 'string', minLength: 1 },
-          protocolVersion: { type: 'string', minLength: 1 },
-          tenant: STRING,
-        },
-        required: ['url', 'protocolBinding', 'protocolVersion'],
-      },
-    },
-    capabilities: {
-      type: 'object',
-      properties: {
-        streaming: { type: 'boolean' },
-        pushNotifications: { type: 'boolean' },
-        extendedAgentCard: { type: 'boolean' },
-      },
-    },
-    defaultInputModes: STRINGS,
-    defaultOutputModes: STRINGS,
-    skills: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { id: STRING, name: STRING, description: STRING, tags: STRINGS },
-        required: ['id', 'name', 'description', 'tags'],
-      },
-    },
-    provider: { type: 'object', required: ['url', 'organization'] },
-  },
-  required: [
-    'name',
-    'description',
-    'supportedInterfaces',
-    'version',
-    'capabilities',
-    'defaultInputModes',
-    'defaultOutputModes',
-    'skills',
-  ],
-}
-
-const validateA2a = compileSchema(A2A_CARD_SCHEMA)
-const validateClawpedia = compileSchema(CLAWPEDIA_CARD_SCHEMA)
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const validateA2a = compileSchema(CardFields)
+const validateClawpedia = compileSchema(ClawpediaCard)
 
 type Classified = { kind: 'a2a'; card: A2aCard } | { kind: 'clawpedia'; card: ClawpediaCard }
 

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode, type ErrorDetails, type FieldViolation } from '../model/errors.ts'
+import { isObject } from '../model/json.ts'
 import type { RemoteTask } from './types.ts'
 
 /**
@@ -131,9 +132,6 @@ export const codeOfStatus = (status: number): ClientErrorCode => {
   if (status >= 400) return 'INVALID_REQUEST'
   return 'PROTOCOL_ERROR'
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 interface ErrorInfo {
   reason?: string

@@ -1,4 +1,5 @@
-import { A2A_VERSION, type A2aInterface, type Discovery } from './card.ts'
+import { A2A_VERSION } from '../dialects/a2a/wire/shapes.ts'
+import type { A2aInterface, Discovery } from './card.ts'
 import { ClientError, isClientError } from './errors.ts'
 import type { HttpSettings } from './http.ts'
 import type { OriginPolicy } from './origins.ts'

@@ -1,12 +1,10 @@
 import type { JsonObject } from '../model/events.ts'
+import { isObject } from '../model/json.ts'
 import { ClientError } from './errors.ts'
 import type { OutgoingMessage, SendPayload } from './types.ts'
 
 /** What `send()` and `provideInput()` accept: an input object, `{ text }`, or `{ message }`. */
 export type SendInput = JsonObject | { text: string } | { message: OutgoingMessage }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * Tells the three forms apart: an object whose only key is `text` (a string) is a text, one whose

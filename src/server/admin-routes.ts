@@ -4,7 +4,7 @@ import { SwitchboardError } from '../model/errors.ts'
 import type { Delivery, DeliveryState } from '../model/push.ts'
 import { uuidParam } from '../web/body.ts'
 import type { ServerContext } from '../web/context.ts'
-import { asSwitchboardError, HTTP_STATUS } from '../web/errors.ts'
+import { errorBodyHandler } from '../web/errors.ts'
 
 export interface AdminOptions {
   /** When set, every admin call needs `Authorization: Bearer <token>`; when not, only loopback clients are served. */
@@ -56,15 +56,7 @@ export const adminRoutes = async (
     }
   })
 
-  app.setErrorHandler((error, _request, reply) => {
-    const failure = asSwitchboardError(error)
-    const body = {
-      code: failure.code,
-      message: failure.message,
-      ...(failure.details && { details: failure.details }),
-    }
-    return reply.code(HTTP_STATUS[failure.code]).send({ error: body })
-  })
+  app.setErrorHandler(errorBodyHandler(options.server.logger))
 
   app.get<{ Querystring: { state?: string; task_id?: string; limit?: string } }>(
     '/deliveries',

@@ -1,3 +1,5 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { EngineLogger } from '../engine/logger.ts'
 import { type ErrorCode, SwitchboardError } from '../model/errors.ts'
 
 /** HTTP status per error code, for the REST-style surfaces (Clawpedia, admin). A2A has its own table. */
@@ -69,6 +71,24 @@ export const asSwitchboardError = (error: unknown): SwitchboardError => {
   }
   return new SwitchboardError('INTERNAL', 'internal error', undefined, { cause: error })
 }
+
+/**
+ * The error handler of the REST-style surfaces (Clawpedia, admin): `{ error: { code, message,
+ * details? } }` with the code's HTTP status. An INTERNAL error is logged with its cause, which the
+ * client never sees.
+ */
+export const errorBodyHandler =
+  (logger: EngineLogger) => (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const failure = asSwitchboardError(error)
+    if (failure.code === 'INTERNAL')
+      logger.error({ err: failure.cause ?? error, url: request.url }, 'request failed')
+    const body: { code: string; message: string; details?: object } = {
+      code: failure.code,
+      message: failure.message,
+    }
+    if (failure.details) body.details = failure.details
+    return reply.code(HTTP_STATUS[failure.code]).send({ error: body })
+  }
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

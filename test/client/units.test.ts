@@ -1,7 +1,7 @@
 /**
  * The client's tables and small rules, on their own: error mapping (JSON-RPC codes, ErrorInfo
  * reasons, Clawpedia codes, HTTP statuses), the send payload forms, backoff bounds, and
- * Cache-Control freshness.
+ * Cache-Control freshness, the A2A state table.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -16,7 +16,10 @@ import {
 } from '../../src/client/errors.ts'
 import { backoffDelay } from '../../src/client/http.ts'
 import { payloadOf } from '../../src/client/payload.ts'
+import { decodeTask } from '../../src/client/transports/a2a-codec.ts'
+import { A2A_TASK_STATES, fromA2aState, toA2aState } from '../../src/dialects/a2a/wire/states.ts'
 import { ERROR_CODES } from '../../src/model/errors.ts'
+import { TASK_STATES } from '../../src/model/states.ts'
 
 const INFO = 'type.googleapis.com/google.rpc.ErrorInfo'
 
@@ -182,5 +185,24 @@ describe('CardCache', () => {
     for (const key of ['a', 'b', 'c']) cache.store(key, {}, headers({}))
     assert.equal(cache.get('a'), undefined)
     assert.equal(cache.size, 2)
+  })
+})
+
+describe('A2A task states', () => {
+  it('one table: every model state goes to its wire name and back, by name, enum number and 0.3 spelling', () => {
+    for (const state of TASK_STATES) {
+      const name = toA2aState(state)
+      assert.equal(fromA2aState(name), state)
+      assert.equal(fromA2aState(A2A_TASK_STATES.indexOf(name)), state)
+      assert.equal(fromA2aState(name.slice('TASK_STATE_'.length).toLowerCase().replaceAll('_', '-')), state)
+    }
+    assert.equal(fromA2aState('TASK_STATE_UNSPECIFIED'), undefined)
+    assert.equal(fromA2aState(0), undefined)
+    assert.equal(fromA2aState(99), undefined)
+  })
+
+  it('a state named like an Object.prototype member is unknown, not a state', () => {
+    const wire = { id: 't1', contextId: 'c1', status: { state: 'constructor' } }
+    assert.throws(() => decodeTask(wire), /unknown task state "constructor"/)
   })
 })

@@ -1,4 +1,4 @@
-import { CLAWPEDIA_CARD_SCHEMA } from '../../src/dialects/clawpedia/card-schema.ts'
+import { ClawpediaCard } from '../../src/dialects/clawpedia/wire/shapes.ts'
 import { compileSchema } from '../../src/schema/json-schema.ts'
 
 /** The reference's Task and Artifact interfaces, written as JSON Schemas to check what we serve. */
@@ -66,4 +66,4 @@ export const ARTIFACT_SCHEMA = {
 export const TIMESTAMP_PATTERN = new RegExp(TIMESTAMP)
 export const validateClawpediaTask = compileSchema(TASK_SCHEMA)
 export const validateClawpediaArtifact = compileSchema(ARTIFACT_SCHEMA)
-export const validateClawpediaCard = compileSchema(CLAWPEDIA_CARD_SCHEMA)
+export const validateClawpediaCard = compileSchema(ClawpediaCard)

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import { OUTPUT_ARTIFACT_NAME, switchboardMeta } from '../../dialects/a2a/wire/extensions.ts'
+import { toA2aPart } from '../../dialects/a2a/wire/parts.ts'
+import { field, str } from '../../dialects/a2a/wire/read.ts'
+import { fromA2aState } from '../../dialects/a2a/wire/states.ts'
 import type { TaskError } from '../../model/errors.ts'
 import { type JsonObject, LOG_LEVELS, type LogLevel } from '../../model/events.ts'
-import type { Part } from '../../model/parts.ts'
-import type { TaskState } from '../../model/states.ts'
+import { isObject } from '../../model/json.ts'
 import { ClientError } from '../errors.ts'
 import type { RemoteArtifact, RemoteTask, SendPayload, SendRequest, WireItem } from '../types.ts'
 
@@ -11,92 +14,20 @@ import type { RemoteArtifact, RemoteTask, SendPayload, SendRequest, WireItem } f
  * for names, snake_case for camelCase, 0.3 state spellings; unknown fields are ignored. Our
  * server's extensions live under `metadata.switchboard` (log lines, the answer schema, the error).
  */
-type Obj = Record<string, unknown>
-
-const isObject = (value: unknown): value is Obj =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const protocolError = (what: string): ClientError => new ClientError('PROTOCOL_ERROR', `A2A: ${what}`)
 
-/** A field by its camelCase name or its proto (snake_case) name. */
-const field = (object: Obj, camel: string): unknown => {
-  if (camel in object) return object[camel]
-  const snake = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
-  return object[snake]
-}
-
-const str = (object: Obj, camel: string): string | undefined => {
-  const value = field(object, camel)
-  return typeof value === 'string' && value !== '' ? value : undefined
-}
-
-const STATES: Readonly<Record<string, TaskState>> = {
-  TASK_STATE_SUBMITTED: 'SUBMITTED',
-  TASK_STATE_WORKING: 'WORKING',
-  TASK_STATE_COMPLETED: 'COMPLETED',
-  TASK_STATE_FAILED: 'FAILED',
-  TASK_STATE_CANCELED: 'CANCELLED',
-  TASK_STATE_INPUT_REQUIRED: 'INPUT_REQUIRED',
-  TASK_STATE_REJECTED: 'REJECTED',
-  TASK_STATE_AUTH_REQUIRED: 'AUTH_REQUIRED',
-  // 0.3 spellings, from servers that answer a 1.0 request in the old shape.
-  submitted: 'SUBMITTED',
-  working: 'WORKING',
-  completed: 'COMPLETED',
-  failed: 'FAILED',
-  canceled: 'CANCELLED',
-  'input-required': 'INPUT_REQUIRED',
-  rejected: 'REJECTED',
-  'auth-required': 'AUTH_REQUIRED',
-}
-
-/** The proto enum numbers, in order (0 is UNSPECIFIED). */
-const STATE_NUMBERS: readonly (TaskState | undefined)[] = [
-  undefined,
-  'SUBMITTED',
-  'WORKING',
-  'COMPLETED',
-  'FAILED',
-  'CANCELLED',
-  'INPUT_REQUIRED',
-  'REJECTED',
-  'AUTH_REQUIRED',
-]
-
-export const fromA2aState = (value: unknown): TaskState | undefined =>
-  typeof value === 'number' ? STATE_NUMBERS[value] : typeof value === 'string' ? STATES[value] : undefined
-
-const WIRE_STATES: Readonly<Record<TaskState, string>> = {
-  SUBMITTED: 'TASK_STATE_SUBMITTED',
-  WORKING: 'TASK_STATE_WORKING',
-  COMPLETED: 'TASK_STATE_COMPLETED',
-  FAILED: 'TASK_STATE_FAILED',
-  CANCELLED: 'TASK_STATE_CANCELED',
-  INPUT_REQUIRED: 'TASK_STATE_INPUT_REQUIRED',
-  REJECTED: 'TASK_STATE_REJECTED',
-  AUTH_REQUIRED: 'TASK_STATE_AUTH_REQUIRED',
-}
-
-export const toA2aState = (state: TaskState): string => WIRE_STATES[state]
-
-/** Our server's marker object in a message or part's metadata. */
-const switchboardMeta = (holder: unknown): Obj | undefined => {
-  const metadata = isObject(holder) ? holder.metadata : undefined
-  const ours = isObject(metadata) ? metadata.switchboard : undefined
-  return isObject(ours) ? ours : undefined
-}
-
-const partsOf = (holder: Obj): Obj[] => {
+const partsOf = (holder: JsonObject): JsonObject[] => {
   const parts = field(holder, 'parts')
   return Array.isArray(parts) ? parts.filter(isObject) : []
 }
 
-const textOf = (parts: Obj[]): string | undefined => {
+const textOf = (parts: JsonObject[]): string | undefined => {
   const texts = parts.map((p) => p.text).filter((t): t is string => typeof t === 'string')
   return texts.length > 0 ? texts.join('\n') : undefined
 }
 
-const withMeta = <T extends RemoteArtifact>(artifact: T, part: Obj): T => {
+const withMeta = <T extends RemoteArtifact>(artifact: T, part: JsonObject): T => {
   const mediaType = str(part, 'mediaType')
   const filename = str(part, 'filename')
   if (mediaType && artifact.type !== 'log' && artifact.type !== 'json') artifact.mediaType = mediaType
@@ -130,7 +61,7 @@ export const decodeArtifact = (wire: unknown): RemoteArtifact => {
 
 /** Our convention for a task's output object: the artifact named "output" with one data part. */
 const outputOf = (wire: unknown): JsonObject | undefined => {
-  if (!isObject(wire) || wire.name !== 'output') return undefined
+  if (!isObject(wire) || wire.name !== OUTPUT_ARTIFACT_NAME) return undefined
   const parts = partsOf(wire)
   return parts.length === 1 && isObject(parts[0]!.data) ? (parts[0]!.data as JsonObject) : undefined
 }
@@ -168,7 +99,7 @@ const applyStatus = (task: RemoteTask, status: StatusFields): void => {
   if (status.at) task.updatedAt = status.at
   for (const key of ['prompt', 'inputSchema', 'error'] as const) {
     if (status[key] === undefined) delete task[key]
-    else (task as unknown as Obj)[key] = status[key]
+    else (task as unknown as JsonObject)[key] = status[key]
   }
 }
 
@@ -192,7 +123,7 @@ export const decodeTask = (wire: unknown): RemoteTask => {
 }
 
 /** A Message answer: no task to follow, so it stands for a task that is already over. */
-const decodeReply = (wire: Obj): RemoteTask => {
+const decodeReply = (wire: JsonObject): RemoteTask => {
   const messageId = str(wire, 'messageId')
   if (!messageId) throw protocolError('a message has no messageId')
   const parts = partsOf(wire)
@@ -266,34 +197,12 @@ export const taskIdOfStreamResponse = (value: unknown): string | undefined => {
   return undefined
 }
 
-const encodePart = (part: Part): Obj => {
-  const wire: Obj = {}
-  switch (part.kind) {
-    case 'text':
-      wire.text = part.text
-      break
-    case 'data':
-      wire.data = part.data
-      break
-    case 'url':
-      wire.url = part.url
-      break
-    case 'raw':
-      wire.raw = part.raw
-      break
-  }
-  if (part.mediaType) wire.mediaType = part.mediaType
-  if (part.filename) wire.filename = part.filename
-  if (part.metadata) wire.metadata = part.metadata
-  return wire
-}
-
 /** A user message carrying the payload; `taskId`/`contextId` continue an existing task. */
 export const encodeMessage = (
   payload: SendPayload,
   ids: { taskId?: string; contextId?: string } = {},
-): Obj => {
-  let message: Obj
+): JsonObject => {
+  let message: JsonObject
   if ('input' in payload) {
     message = { parts: [{ data: payload.input, mediaType: 'application/json' }] }
   } else if ('text' in payload) {
@@ -301,7 +210,7 @@ export const encodeMessage = (
   } else {
     const { parts, messageId, contextId, referenceTaskIds, metadata } = payload.message
     if (parts.length === 0) throw new ClientError('INVALID_REQUEST', 'a message needs at least one part')
-    message = { parts: parts.map(encodePart), ...(messageId && { messageId }) }
+    message = { parts: parts.map(toA2aPart), ...(messageId && { messageId }) }
     if (contextId) message.contextId = contextId
     if (referenceTaskIds?.length) message.referenceTaskIds = referenceTaskIds
     if (metadata) message.metadata = metadata
@@ -318,12 +227,12 @@ export const encodeMessage = (
  * the call answers as soon as the task exists. The messageId is the idempotency key: a retried
  * send (or a failover to another binding) is recognised as the same message.
  */
-export const sendMessageRequest = (request: SendRequest): Obj => {
+export const sendMessageRequest = (request: SendRequest): JsonObject => {
   const message = encodeMessage(request.payload, request.contextId ? { contextId: request.contextId } : {})
   message.messageId = request.idempotencyKey
-  const configuration: Obj = { returnImmediately: true }
+  const configuration: JsonObject = { returnImmediately: true }
   if (request.push) {
-    const push: Obj = { url: request.push.url }
+    const push: JsonObject = { url: request.push.url }
     if (request.push.token) push.token = request.push.token
     if (request.push.authentication) push.authentication = request.push.authentication
     configuration.taskPushNotificationConfig = push
@@ -335,7 +244,7 @@ export const sendMessageRequest = (request: SendRequest): Obj => {
 export const inputMessageRequest = (
   task: Pick<RemoteTask, 'id' | 'contextId'>,
   payload: SendPayload,
-): Obj => ({
+): JsonObject => ({
   message: encodeMessage(payload, { taskId: task.id, ...(task.contextId && { contextId: task.contextId }) }),
   configuration: { returnImmediately: true },
 })

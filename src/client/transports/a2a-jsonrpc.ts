@@ -1,4 +1,7 @@
-import { A2A_VERSION, type A2aCard, type A2aInterface } from '../card.ts'
+import { encodeJsonRpcRequest, readJsonRpcResponse } from '../../dialects/a2a/wire/jsonrpc.ts'
+import { A2A_VERSION } from '../../dialects/a2a/wire/shapes.ts'
+import { toA2aState } from '../../dialects/a2a/wire/states.ts'
+import type { A2aCard, A2aInterface } from '../card.ts'
 import { bareStatus, ClientError, fromJsonRpcError } from '../errors.ts'
 import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
 import { openEventStream } from '../sse.ts'
@@ -21,11 +24,7 @@ import {
   decodeTaskPage,
   inputMessageRequest,
   sendMessageRequest,
-  toA2aState,
 } from './a2a-codec.ts'
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * An answer that is not a JSON-RPC response: nothing (or something else) lives at this URL, so it
@@ -58,7 +57,7 @@ export class JsonRpcTransport implements Transport {
   /** The request envelope; an interface with a tenant puts it in every request message. */
   #envelope(method: string, params: Record<string, unknown>): string {
     const withTenant = this.#interface.tenant ? { ...params, tenant: this.#interface.tenant } : params
-    return JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params: withTenant })
+    return encodeJsonRpcRequest(this.#nextId++, method, withTenant)
   }
 
   #headers(accept: string): Record<string, string> {
@@ -74,15 +73,15 @@ export class JsonRpcTransport implements Transport {
       idempotent: READS.has(method),
       ...call,
     })
-    const body = answer.body
-    if (isObject(body) && body.error !== undefined) throw fromJsonRpcError(body.error, answer.status)
-    if (!isObject(body) || !('result' in body)) {
+    const response = readJsonRpcResponse(answer.body)
+    if (response && 'error' in response) throw fromJsonRpcError(response.error, answer.status)
+    if (!response) {
       if (answer.status < 200 || answer.status >= 300) throw notJsonRpc(answer, this.url)
       throw new ClientError('PROTOCOL_ERROR', `${method}: the answer is not a JSON-RPC response`, {
         status: answer.status,
       })
     }
-    return body.result
+    return response.result
   }
 
   async send(request: SendRequest, call: CallOptions): Promise<RemoteTask> {
@@ -128,10 +127,12 @@ export class JsonRpcTransport implements Transport {
       idleMs: options.idleMs,
       ...(options.lastEventId !== undefined && { lastEventId: options.lastEventId }),
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-      failure: (answer) =>
-        isObject(answer.body) && answer.body.error !== undefined
-          ? fromJsonRpcError(answer.body.error, answer.status)
-          : notJsonRpc(answer, this.url),
+      failure: (answer) => {
+        const response = readJsonRpcResponse(answer.body)
+        return response && 'error' in response
+          ? fromJsonRpcError(response.error, answer.status)
+          : notJsonRpc(answer, this.url)
+      },
     })
     return frames(events)
   }
@@ -148,11 +149,12 @@ async function* frames(
     } catch {
       throw new ClientError('PROTOCOL_ERROR', 'a JSON-RPC stream event is not JSON')
     }
-    if (isObject(body) && body.error !== undefined) throw fromJsonRpcError(body.error, 200)
-    if (!isObject(body) || !('result' in body)) {
+    const response = readJsonRpcResponse(body)
+    if (response && 'error' in response) throw fromJsonRpcError(response.error, 200)
+    if (!response) {
       throw new ClientError('PROTOCOL_ERROR', 'a JSON-RPC stream event is not a JSON-RPC response')
     }
-    const item = decodeStreamResponse(body.result)
+    const item = decodeStreamResponse(response.result)
     if (item) yield event.id === undefined ? { item } : { id: event.id, item }
   }
 }

@@ -1,4 +1,6 @@
-import { A2A_VERSION, type A2aCard, type A2aInterface } from '../card.ts'
+import { A2A_CONTENT_TYPE, A2A_VERSION } from '../../dialects/a2a/wire/shapes.ts'
+import { toA2aState } from '../../dialects/a2a/wire/states.ts'
+import type { A2aCard, A2aInterface } from '../card.ts'
 import { ClientError, fromRestError } from '../errors.ts'
 import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
 import { openEventStream } from '../sse.ts'
@@ -21,10 +23,7 @@ import {
   decodeTaskPage,
   inputMessageRequest,
   sendMessageRequest,
-  toA2aState,
 } from './a2a-codec.ts'
-
-const A2A_JSON = 'application/a2a+json'
 
 /** A 4xx/5xx with no google.rpc.Status body means nothing A2A answered: the endpoint is missing or down. */
 const failureOf = (answer: JsonAnswer): ClientError => fromRestError(answer.body, answer.status)
@@ -57,9 +56,9 @@ export class RestTransport implements Transport {
     const answer = await requestJson(this.#http, this.#path(path), {
       method,
       headers: {
-        accept: `${A2A_JSON}, application/json`,
+        accept: `${A2A_CONTENT_TYPE}, application/json`,
         'a2a-version': A2A_VERSION,
-        ...(body !== undefined && { 'content-type': A2A_JSON }),
+        ...(body !== undefined && { 'content-type': A2A_CONTENT_TYPE }),
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
       ...call,
@@ -115,7 +114,10 @@ export class RestTransport implements Transport {
     const open = (method: 'POST' | 'GET') =>
       openEventStream(this.#http, this.#path(`/tasks/${encodeURIComponent(taskId)}:subscribe`), {
         method,
-        headers: { 'a2a-version': A2A_VERSION, ...(method === 'POST' && { 'content-type': A2A_JSON }) },
+        headers: {
+          'a2a-version': A2A_VERSION,
+          ...(method === 'POST' && { 'content-type': A2A_CONTENT_TYPE }),
+        },
         ...(method === 'POST' && { body: '{}' }),
         signal: options.signal,
         idleMs: options.idleMs,

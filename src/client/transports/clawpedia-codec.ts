@@ -1,19 +1,17 @@
+import { STATUS_UPDATED } from '../../dialects/clawpedia/wire/shapes.ts'
 import type { TaskError } from '../../model/errors.ts'
 import { type JsonObject, LOG_LEVELS, type LogLevel } from '../../model/events.ts'
+import { isObject } from '../../model/json.ts'
 import { textOf } from '../../model/parts.ts'
 import { isTaskState } from '../../model/states.ts'
 import { ClientError } from '../errors.ts'
 import type { RemoteArtifact, RemoteTask, SendPayload, WireItem } from '../types.ts'
 
 /** Clawpedia wire (snake_case, the reference's shapes plus our extensions) ⇄ the client's view. */
-type Obj = Record<string, unknown>
-
-const isObject = (value: unknown): value is Obj =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const protocolError = (what: string): ClientError => new ClientError('PROTOCOL_ERROR', `Clawpedia: ${what}`)
 
-const str = (object: Obj, name: string): string | undefined => {
+const str = (object: JsonObject, name: string): string | undefined => {
   const value = object[name]
   return typeof value === 'string' && value !== '' ? value : undefined
 }
@@ -117,7 +115,7 @@ export const decodeClawpediaEvent = (event: {
 
 /** A `task.status.updated` notification: the task it carries, or undefined when it is not one. */
 export const decodeClawpediaNotification = (body: unknown): RemoteTask | undefined =>
-  isObject(body) && body.event_type === 'task.status.updated' && isObject(body.data)
+  isObject(body) && body.event_type === STATUS_UPDATED && isObject(body.data)
     ? decodeClawpediaTask(body.data)
     : undefined
 

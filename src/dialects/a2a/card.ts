@@ -1,7 +1,6 @@
 import type { AgentDefinition } from '../../agent/define.ts'
 import { DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES } from './parts.ts'
-import { A2A_VERSION } from './version.ts'
-import type { A2aAgentCard, A2aAgentSkill } from './wire.ts'
+import { A2A_VERSION, type A2aAgentCard, type A2aAgentSkill } from './wire/shapes.ts'
 
 /** Where each binding lives under an agent's base URL. */
 export const JSONRPC_PATH = '/a2a/jsonrpc'

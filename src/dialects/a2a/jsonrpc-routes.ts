@@ -5,9 +5,8 @@ import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './error
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
-import type { StreamItem } from './wire.ts'
-
-type RpcId = string | number | null
+import { encodeJsonRpcError, encodeJsonRpcResult, type RpcId, readJsonRpcRequest } from './wire/jsonrpc.ts'
+import type { StreamItem } from './wire/shapes.ts'
 
 interface CallContext {
   request: FastifyRequest
@@ -44,36 +43,6 @@ const STREAMING: Readonly<Record<string, Streaming>> = {
     ops.openSubscription(params, lastEventId(call.request), call.signal),
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
-interface Envelope {
-  id: RpcId
-  method: string
-  params: unknown
-}
-
-/** A JSON-RPC 2.0 request, or the -32600 failure (with whatever id could be read) when it is not one. */
-const readEnvelope = (body: unknown): Envelope | { id: RpcId; failure: A2aFailure } => {
-  if (!isObject(body)) {
-    const what = Array.isArray(body)
-      ? 'batch requests are not supported'
-      : 'the body must be a JSON-RPC request object'
-    return { id: null, failure: a2aFailure('InvalidRequestError', what) }
-  }
-  const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null
-  const invalid = (message: string) => ({ id, failure: a2aFailure('InvalidRequestError', message) })
-  if (body.jsonrpc !== '2.0') return invalid('jsonrpc must be "2.0"')
-  if (!('id' in body))
-    return invalid('id is required: A2A methods all answer, so notifications are not accepted')
-  if (body.id !== null && typeof body.id !== 'string' && typeof body.id !== 'number')
-    return invalid('id must be a string, a number or null')
-  if (typeof body.method !== 'string' || body.method === '')
-    return invalid('method must be a non-empty string')
-  if (body.params !== undefined && !isObject(body.params)) return invalid('params must be an object')
-  return { id, method: body.method, params: body.params ?? {} }
-}
-
 /**
  * The A2A JSON-RPC binding: one POST endpoint. Every answer is HTTP 200 — errors included, as the
  * JSON-RPC error object — except streams, which are SSE whose every event is a JSON-RPC success
@@ -90,7 +59,7 @@ export const a2aJsonRpcRoutes = async (
     return reply
       .code(status)
       .type('application/json')
-      .send(JSON.stringify({ jsonrpc: '2.0', id, error: jsonRpcError(failure) }))
+      .send(encodeJsonRpcError(id, jsonRpcError(failure)))
   }
 
   // Reached only by what fails before the handler: malformed JSON (-32700), a body too large.
@@ -108,8 +77,9 @@ export const a2aJsonRpcRoutes = async (
   )
 
   app.post('/', async (request, reply) => {
-    const envelope = readEnvelope(request.body)
-    if ('failure' in envelope) return sendError(reply, envelope.id, envelope.failure)
+    const envelope = readJsonRpcRequest(request.body)
+    if ('invalid' in envelope)
+      return sendError(reply, envelope.id, a2aFailure('InvalidRequestError', envelope.invalid))
     const { id, method, params } = envelope
     let signal: AbortSignal | undefined
     const call: CallContext = {
@@ -128,10 +98,10 @@ export const a2aJsonRpcRoutes = async (
           reply,
           server,
           items,
-          encode: (item) => JSON.stringify({ jsonrpc: '2.0', id, result: item.response }),
+          encode: (item) => encodeJsonRpcResult(id, item.response),
           encodeError: (failure) => ({
             event: 'error',
-            data: JSON.stringify({ jsonrpc: '2.0', id, error: jsonRpcError(failure) }),
+            data: encodeJsonRpcError(id, jsonRpcError(failure)),
           }),
         })
       }
@@ -144,7 +114,7 @@ export const a2aJsonRpcRoutes = async (
         )
       }
       const result = await unary(operations, params, call)
-      return reply.type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id, result }))
+      return reply.type('application/json').send(encodeJsonRpcResult(id, result))
     } catch (error) {
       return sendError(reply, id, toA2aFailure(error))
     }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Artifact } from '../../model/artifacts.ts'
 import type { TaskEvent } from '../../model/events.ts'
-import type { Message, Part } from '../../model/parts.ts'
+import type { Message } from '../../model/parts.ts'
 import type { PushConfig } from '../../model/push.ts'
-import type { TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
+import { OUTPUT_ARTIFACT_NAME, SWITCHBOARD_KEY } from './wire/extensions.ts'
+import { toA2aPart } from './wire/parts.ts'
 import type {
   A2aArtifact,
   A2aArtifactUpdate,
@@ -12,31 +13,11 @@ import type {
   A2aPart,
   A2aStatusUpdate,
   A2aTask,
-  A2aTaskState,
   A2aTaskStatus,
   StreamItem,
   TaskPushNotificationConfig,
-} from './wire.ts'
-
-const STATE: Record<TaskState, A2aTaskState> = {
-  SUBMITTED: 'TASK_STATE_SUBMITTED',
-  WORKING: 'TASK_STATE_WORKING',
-  INPUT_REQUIRED: 'TASK_STATE_INPUT_REQUIRED',
-  AUTH_REQUIRED: 'TASK_STATE_AUTH_REQUIRED',
-  COMPLETED: 'TASK_STATE_COMPLETED',
-  FAILED: 'TASK_STATE_FAILED',
-  CANCELLED: 'TASK_STATE_CANCELED',
-  REJECTED: 'TASK_STATE_REJECTED',
-}
-
-export const toA2aState = (state: TaskState): A2aTaskState => STATE[state]
-
-/** The model state of a wire state; undefined for TASK_STATE_UNSPECIFIED (no filter). */
-export const fromA2aState = (state: A2aTaskState): TaskState | undefined =>
-  (Object.keys(STATE) as TaskState[]).find((key) => STATE[key] === state)
-
-/** Our marker in `metadata`, under one key so it never collides with extension keys. */
-export const SWITCHBOARD_KEY = 'switchboard'
+} from './wire/shapes.ts'
+import { toA2aState } from './wire/states.ts'
 
 const NAMESPACE = Buffer.from('6f1d3c2a8e4b4d7f9a0c5b2e1f3d7a96', 'hex')
 
@@ -67,26 +48,6 @@ export const stableUuid = (name: string): string => {
 
 /** The artifactId of a completed task's output: derived from the task id, the same on every read. */
 export const outputArtifactId = (taskId: string): string => stableUuid(`${taskId}/output`)
-
-const withCommon = (wire: A2aPart, part: Part): A2aPart => {
-  if (part.mediaType) wire.mediaType = part.mediaType
-  if (part.filename) wire.filename = part.filename
-  if (part.metadata) wire.metadata = part.metadata
-  return wire
-}
-
-export const toA2aPart = (part: Part): A2aPart => {
-  switch (part.kind) {
-    case 'text':
-      return withCommon({ text: part.text }, part)
-    case 'data':
-      return withCommon({ data: part.data }, part)
-    case 'url':
-      return withCommon({ url: part.url }, part)
-    case 'raw':
-      return withCommon({ raw: part.raw }, part)
-  }
-}
 
 /** A history turn; it belongs to the task whatever the client put in its ids. */
 export const toA2aMessage = (message: Message, task: Pick<Task, 'id' | 'contextId'>): A2aMessage => {
@@ -165,7 +126,7 @@ export const outputArtifact = (task: Pick<Task, 'id' | 'output'>): A2aArtifact |
     ? undefined
     : {
         artifactId: outputArtifactId(task.id),
-        name: 'output',
+        name: OUTPUT_ARTIFACT_NAME,
         parts: [{ data: task.output, mediaType: 'application/json' }],
       }
 

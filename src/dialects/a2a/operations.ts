@@ -9,8 +9,9 @@ import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/stat
 import type { Task } from '../../model/task.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { pushEnabled, toA2aCard } from './card.ts'
-import { fromA2aState, toA2aPushConfig, toA2aTask } from './mapping.ts'
+import { toA2aPushConfig, toA2aTask } from './mapping.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
+import { liveStream, resumedStream } from './stream.ts'
 import {
   checkCancelTask,
   checkCreatePushConfig,
@@ -23,18 +24,17 @@ import {
   checkSubscribe,
   present,
   type SendMessageRequest,
-} from './requests.ts'
-import { liveStream, resumedStream } from './stream.ts'
-import {
-  A2A_TASK_STATES,
-  type A2aAgentCard,
-  type A2aTask,
-  type ListTaskPushNotificationConfigsResponse,
-  type ListTasksResponse,
-  type SendMessageResponse,
-  type StreamItem,
-  type TaskPushNotificationConfig,
-} from './wire.ts'
+} from './wire/requests.ts'
+import type {
+  A2aAgentCard,
+  A2aTask,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksResponse,
+  SendMessageResponse,
+  StreamItem,
+  TaskPushNotificationConfig,
+} from './wire/shapes.ts'
+import { A2A_TASK_STATES, fromA2aState } from './wire/states.ts'
 
 /** Terminal or interrupted: where a blocking SendMessage returns. */
 const settled = (state: TaskState): boolean => isTerminal(state) || INTERRUPTED_STATES.has(state)

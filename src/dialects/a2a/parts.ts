@@ -1,8 +1,10 @@
 import { SwitchboardError } from '../../model/errors.ts'
 import type { JsonObject } from '../../model/events.ts'
-import type { Message, Part } from '../../model/parts.ts'
-import type { InboundMessage } from './requests.ts'
-import type { A2aPart } from './wire.ts'
+import { isObject } from '../../model/json.ts'
+import type { Message } from '../../model/parts.ts'
+import { fromA2aPart } from './wire/parts.ts'
+import type { InboundMessage } from './wire/requests.ts'
+import type { A2aPart } from './wire/shapes.ts'
 
 export const DEFAULT_INPUT_MODES = ['application/json', 'text/plain']
 export const DEFAULT_OUTPUT_MODES = ['application/json']
@@ -35,25 +37,11 @@ export const acceptsMediaType = (modes: readonly string[], mediaType: string): b
   })
 }
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 const invalidPart = (index: number, suffix: string, description: string): SwitchboardError => {
   const field = `/message/parts/${index}${suffix}`
   return new SwitchboardError('INVALID_REQUEST', `${field} ${description}`, {
     violations: [{ field, description: `${field} ${description}` }],
   })
-}
-
-const toModelPart = (part: A2aPart): Part => {
-  const common: { mediaType?: string; filename?: string; metadata?: JsonObject } = {}
-  if (part.mediaType) common.mediaType = part.mediaType
-  if (part.filename) common.filename = part.filename
-  if (part.metadata) common.metadata = part.metadata
-  if (part.text !== undefined) return { kind: 'text', text: part.text, ...common }
-  if (part.raw !== undefined) return { kind: 'raw', raw: part.raw, ...common }
-  if (part.url !== undefined) return { kind: 'url', url: part.url, ...common }
-  return { kind: 'data', data: part.data, ...common }
 }
 
 /**
@@ -83,7 +71,7 @@ export const fromA2aMessage = (wire: InboundMessage, acceptedModes: readonly str
       texts.push(Buffer.from(part.raw, 'base64').toString('utf8'))
     }
   }
-  const message: Message = { messageId: wire.messageId, role: 'user', parts: wire.parts.map(toModelPart) }
+  const message: Message = { messageId: wire.messageId, role: 'user', parts: wire.parts.map(fromA2aPart) }
   if (wire.referenceTaskIds?.length) message.referenceTaskIds = wire.referenceTaskIds
   if (wire.extensions?.length) message.extensions = wire.extensions
   if (wire.metadata) message.metadata = wire.metadata

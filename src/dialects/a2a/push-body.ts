@@ -1,6 +1,6 @@
 import type { Delivery } from '../../model/push.ts'
 import { toA2aArtifact, toA2aStatus } from './mapping.ts'
-import { A2A_CONTENT_TYPE, type StreamResponse } from './wire.ts'
+import { A2A_CONTENT_TYPE, type StreamResponse } from './wire/shapes.ts'
 
 /**
  * The A2A 1.0 webhook request for one outbox row: a StreamResponse (statusUpdate for a status

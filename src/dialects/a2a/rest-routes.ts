@@ -6,7 +6,7 @@ import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './erro
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
-import { A2A_CONTENT_TYPE, type StreamItem } from './wire.ts'
+import { A2A_CONTENT_TYPE, type StreamItem } from './wire/shapes.ts'
 
 type Query = Record<string, string | string[] | undefined>
 

@@ -7,7 +7,7 @@ import type { ServerContext } from '../../web/context.ts'
 import { type SseFrame, SseStream } from '../../web/sse.ts'
 import { type A2aFailure, toA2aFailure } from './errors.ts'
 import { streamItemsOf, toA2aTask } from './mapping.ts'
-import type { StreamItem } from './wire.ts'
+import type { StreamItem } from './wire/shapes.ts'
 
 /**
  * When an A2A stream ends: at a terminal state, and right after it reports INPUT_REQUIRED (the

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { SwitchboardError } from '../../model/errors.ts'
-
-export const A2A_VERSION = '1.0'
+import { A2A_VERSION } from './wire/shapes.ts'
 
 /**
  * The A2A-Version a request asks for: the header, else the `A2A-Version` query parameter (HTTP

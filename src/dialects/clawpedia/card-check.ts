@@ -1,9 +1,9 @@
 import type { AgentDefinition } from '../../agent/define.ts'
 import { compileSchema } from '../../schema/json-schema.ts'
-import { CLAWPEDIA_CARD_SCHEMA } from './card-schema.ts'
 import { toClawpediaCard } from './mapping.ts'
+import { ClawpediaCard } from './wire/shapes.ts'
 
-const validateCard = compileSchema(CLAWPEDIA_CARD_SCHEMA)
+const validateCard = compileSchema(ClawpediaCard)
 
 /** Start-up check: an agent whose card breaks the Clawpedia schema stops the server, naming the field. */
 export const assertValidClawpediaCard = (agent: AgentDefinition): void => {

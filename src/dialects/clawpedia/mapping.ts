@@ -3,13 +3,14 @@ import type { Artifact } from '../../model/artifacts.ts'
 import type { TaskEvent } from '../../model/events.ts'
 import type { TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
-import type {
-  ClawpediaArtifact,
-  ClawpediaCard,
-  ClawpediaNotification,
-  ClawpediaStatus,
-  ClawpediaTask,
-} from './wire.ts'
+import {
+  type ClawpediaArtifact,
+  type ClawpediaCard,
+  type ClawpediaNotification,
+  type ClawpediaStatus,
+  type ClawpediaTask,
+  STATUS_UPDATED,
+} from './wire/shapes.ts'
 
 /**
  * The Clawpedia state set has no AUTH_REQUIRED or REJECTED; inventing names is an anti-pattern
@@ -96,7 +97,7 @@ export const toClawpediaCard = (agent: AgentDefinition): ClawpediaCard => {
 }
 
 export const toClawpediaNotification = (task: Task, agentId: string, at: string): ClawpediaNotification => ({
-  event_type: 'task.status.updated',
+  event_type: STATUS_UPDATED,
   timestamp: at,
   data: toClawpediaTask(task, agentId),
 })

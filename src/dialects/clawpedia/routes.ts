@@ -8,10 +8,10 @@ import { nowIso } from '../../model/time.ts'
 import { attachment, bodyCheck, uuidParam } from '../../web/body.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
-import { asSwitchboardError, HTTP_STATUS } from '../../web/errors.ts'
+import { errorBodyHandler } from '../../web/errors.ts'
 import { disconnectSignal, lastEventId, pipeFrames, type SseFrame, SseStream } from '../../web/sse.ts'
 import { toClawpediaArtifact, toClawpediaCard, toClawpediaFrame, toClawpediaTask } from './mapping.ts'
-import { CREATE_TASK_BODY, PROVIDE_INPUT_BODY } from './wire.ts'
+import { CREATE_TASK_BODY, PROVIDE_INPUT_BODY } from './wire/shapes.ts'
 
 interface TaskParams {
   taskId: string
@@ -32,17 +32,7 @@ export const clawpediaRoutes = async (
   const wireTask = (task: Task) => toClawpediaTask(task, definition.id)
   const contentUrl = (artifactId: string) => `${mount.baseUrl()}/artifacts/${artifactId}/content`
 
-  app.setErrorHandler((error, request, reply) => {
-    const failure = asSwitchboardError(error)
-    if (failure.code === 'INTERNAL')
-      server.logger.error({ err: failure.cause ?? error, url: request.url }, 'request failed')
-    const body: { code: string; message: string; details?: object } = {
-      code: failure.code,
-      message: failure.message,
-    }
-    if (failure.details) body.details = failure.details
-    return reply.code(HTTP_STATUS[failure.code]).send({ error: body })
-  })
+  app.setErrorHandler(errorBodyHandler(server.logger))
 
   app.get('/agent-card.json', (request, reply) =>
     sendCard(request, reply, toClawpediaCard(definition), server.startedAt),
