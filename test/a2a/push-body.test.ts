@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { renderA2aPush } from '../../src/dialects/a2a/push-body.ts'
+import type { A2aPushTarget } from '../../src/dialects/a2a/push-target.ts'
 import type { Artifact } from '../../src/model/artifacts.ts'
 import type { TaskEvent } from '../../src/model/events.ts'
 import { emptyTask } from '../../src/model/fold.ts'
@@ -25,7 +26,7 @@ const taskAt = (patch: Partial<Task>): Task => ({
   ...patch,
 })
 
-const delivery = (event: TaskEvent, task: Task, target: PushTarget): Delivery => ({
+const delivery = (event: TaskEvent, task: Task, target: A2aPushTarget | PushTarget): Delivery => ({
   id: 'd-1',
   taskId: TASK_ID,
   seq: event.seq,
@@ -39,9 +40,10 @@ const delivery = (event: TaskEvent, task: Task, target: PushTarget): Delivery =>
   nextAttemptAt: AT,
 })
 
-const a2a: PushTarget = {
+const a2a: A2aPushTarget = {
   kind: 'a2a',
   url: 'https://hooks.example/a2a',
+  artifacts: true,
   token: 'opaque-token',
   authentication: { scheme: 'Bearer', credentials: 'secret' },
 }

@@ -5,6 +5,7 @@ import type { Message, Part } from '../../model/parts.ts'
 import type { PushConfig } from '../../model/push.ts'
 import type { TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
+import { isA2aPushTarget } from './push-target.ts'
 import type {
   A2aArtifact,
   A2aArtifactUpdate,
@@ -265,7 +266,7 @@ export const streamItemsOf = (event: TaskEvent, task: Task, baseUrl: string): St
 /** Clawpedia targets share the store but are not A2A configs: A2A never shows them. */
 export const toA2aPushConfig = (config: PushConfig): TaskPushNotificationConfig | undefined => {
   const { target } = config
-  if (target.kind !== 'a2a') return undefined
+  if (!isA2aPushTarget(target)) return undefined
   const wire: TaskPushNotificationConfig = { id: config.id, taskId: config.taskId, url: target.url }
   if (target.token !== undefined) wire.token = target.token
   if (target.authentication) {
