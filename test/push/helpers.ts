@@ -3,8 +3,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { type AddressInfo, isIP, Socket } from 'node:net'
 import ipaddr from 'ipaddr.js'
 import { type ClawpediaPushTarget, isClawpediaPushTarget } from '../../src/dialects/clawpedia/push-target.ts'
+import type { TaskEvent } from '../../src/model/events.ts'
+import { emptyTask } from '../../src/model/fold.ts'
 import { newId } from '../../src/model/ids.ts'
-import type { Delivery } from '../../src/model/push.ts'
+import type { Delivery, PushTarget } from '../../src/model/push.ts'
+import type { Task, TaskHeader } from '../../src/model/task.ts'
 import { nowIso } from '../../src/model/time.ts'
 import { createGuardedDispatcher } from '../../src/outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions, type RenderedNotification } from '../../src/push/worker.ts'
@@ -240,3 +243,24 @@ export const installLoopbackTripwire = async () => {
     },
   }
 }
+
+/** An outbox row built by hand, pending, for a renderer: the event for the target, the task as it was then. */
+export const deliveryOf = <T extends PushTarget>(event: TaskEvent, task: Task, target: T): Delivery => ({
+  id: 'd-1',
+  taskId: task.id,
+  seq: event.seq,
+  configId: 'c-1',
+  target,
+  event,
+  task,
+  state: 'pending',
+  attempts: 0,
+  createdAt: event.at,
+  nextAttemptAt: event.at,
+})
+
+/** A task of the agent echo, as a hand-built outbox row carries it. */
+export const echoTask = (header: Pick<TaskHeader, 'id' | 'createdAt'>, patch: Partial<Task> = {}): Task => ({
+  ...emptyTask({ tenant: 'default', owner: 'default', agent: 'echo', contextId: 'ctx-1', ...header }),
+  ...patch,
+})

@@ -1,13 +1,11 @@
 /** The assembly's push renderers: each target kind to its dialect, an unknown kind a dead delivery. */
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
-import type { TaskEvent } from '../../src/model/events.ts'
-import { emptyTask } from '../../src/model/fold.ts'
 import { newId } from '../../src/model/ids.ts'
 import type { Delivery, PushTarget } from '../../src/model/push.ts'
 import { nowIso } from '../../src/model/time.ts'
 import { pushRenderers } from '../../src/server/push-renderers.ts'
-import { receiver, runCleanup, settled, setupWorker, waitFor } from '../push/helpers.ts'
+import { deliveryOf, echoTask, receiver, runCleanup, settled, setupWorker, waitFor } from '../push/helpers.ts'
 
 afterEach(runCleanup)
 
@@ -20,31 +18,12 @@ const render = pushRenderers({
   agentIdOf: () => AGENT_ID,
 })
 
-const delivery = (target: PushTarget): Delivery => {
-  const task = emptyTask({
-    id: TASK_ID,
-    tenant: 'default',
-    owner: 'default',
-    agent: 'echo',
-    contextId: 'ctx-1',
-    createdAt: AT,
-  })
-  task.state = 'WORKING'
-  const event: TaskEvent = { kind: 'status', state: 'WORKING', seq: 3, at: AT }
-  return {
-    id: 'd-1',
-    taskId: TASK_ID,
-    seq: 3,
-    configId: 'c-1',
+const delivery = (target: PushTarget): Delivery =>
+  deliveryOf(
+    { kind: 'status', state: 'WORKING', seq: 3, at: AT },
+    echoTask({ id: TASK_ID, createdAt: AT }, { state: 'WORKING' }),
     target,
-    event,
-    task,
-    state: 'pending',
-    attempts: 0,
-    createdAt: AT,
-    nextAttemptAt: AT,
-  }
-}
+  )
 
 describe('pushRenderers', () => {
   it('renders a Clawpedia target as a status notification with its header line', async () => {
