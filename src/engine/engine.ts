@@ -18,6 +18,7 @@ import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
 import { resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
 import type { AgentRegistry } from './registry.ts'
+import { waitForState } from './wait.ts'
 
 export interface EngineOptions {
   store: Store
@@ -292,46 +293,20 @@ export class Engine {
    * only in passing, within one committed batch, may be seen as the state after the batch.
    * `known`: the task as the caller just had it (a submit's answer), which spares a read.
    */
-  async waitFor(
+  waitFor(
     scope: Caller,
     taskId: string,
     until: (state: TaskState) => boolean,
     options: { signal?: AbortSignal; known?: Task } = {},
   ): Promise<Task> {
-    const { signal, known } = options
-    let arrived: Task | undefined
-    let stale = false
-    let wake: (() => void) | undefined
-    const done = (state: TaskState): boolean => until(state) || isTerminal(state)
-    // Listen first, then look: nothing committed in between is missed.
-    const unsubscribe = this.#bus.subscribe(taskId, (note) => {
-      if (note.task && done(note.task.state)) arrived ??= note.task
-      else if (!note.events || note.events.some((e) => e.kind === 'status' && done(e.state))) stale = true
-      wake?.()
+    return waitForState({
+      store: this.#store,
+      bus: this.#bus,
+      taskId,
+      read: () => this.getTask(scope, taskId),
+      until,
+      ...options,
     })
-    const rouse = (): void => wake?.()
-    signal?.addEventListener('abort', rouse)
-    try {
-      let task: Task
-      if (known && (await this.#store.readEvents(taskId, known.version, 1)).length === 0) task = known
-      else task = await this.getTask(scope, taskId)
-      while (!done(task.state) && !signal?.aborted) {
-        if (arrived) return arrived
-        if (stale) {
-          stale = false
-          task = await this.getTask(scope, taskId)
-          continue
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve
-        })
-        wake = undefined
-      }
-      return task
-    } finally {
-      unsubscribe()
-      signal?.removeEventListener('abort', rouse)
-    }
   }
 
   async getArtifact(scope: Caller, artifactId: string): Promise<StoredArtifact> {
