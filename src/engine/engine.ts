@@ -1,20 +1,24 @@
 import type { FileFetcher } from '../agent/context.ts'
+import type { AgentDefinition } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import type { JsonObject, TaskEvent } from '../model/events.ts'
 import { fold, headerOf } from '../model/fold.ts'
 import { newId } from '../model/ids.ts'
 import type { Message, Metadata } from '../model/parts.ts'
-import type { Delivery, DeliveryState, PushConfig, PushTarget } from '../model/push.ts'
+import type { PushConfig, PushTarget } from '../model/push.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../model/states.ts'
 import type { Scope, Task } from '../model/task.ts'
 import { nowIso } from '../model/time.ts'
 import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
-import { followEvents } from './follow.ts'
+import { Deliveries } from './deliveries.ts'
+import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
+import { resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
-import type { AgentRegistry, HostedAgent } from './registry.ts'
+import type { AgentRegistry } from './registry.ts'
+import { waitForState } from './wait.ts'
 
 export interface EngineOptions {
   store: Store
@@ -34,6 +38,8 @@ export interface EngineOptions {
   fetchFile?: FileFetcher
   /** Called when the push outbox may have new due rows (status or artifact events, a retried delivery). */
   onOutboxWrite?: () => void
+  /** Where every task of an agent notifies besides the targets its request names (deployment configuration). */
+  defaultPushTargets?: (agent: AgentDefinition) => PushTarget[]
   logger?: EngineLogger
 }
 
@@ -81,6 +87,8 @@ export class Engine {
   readonly #bus: EventBus
   readonly #agents: AgentRegistry
   readonly #admission: Admission
+  /** The push outbox, for the admin API. */
+  readonly deliveries: Deliveries
   readonly #options: EngineOptions
   readonly #logger: EngineLogger
   #unsubscribeWork: (() => void) | undefined
@@ -92,6 +100,7 @@ export class Engine {
     this.#agents = options.agents
     this.#logger = options.logger ?? silentLogger
     this.replicaId = options.replicaId ?? `replica-${newId()}`
+    this.deliveries = new Deliveries(options.store, options.onOutboxWrite)
     this.#admission = new Admission({
       store: options.store,
       bus: options.bus,
@@ -139,15 +148,8 @@ export class Engine {
     const agent = this.#agents.get(request.agent)
     const { definition } = agent
     const input = resolveInput(agent, request.input, request.text, agent.validateInput, '/input')
-    const notification = definition.notification
-    const pushTargets: PushTarget[] = notification
-      ? [
-          notification.authHeader === undefined
-            ? { kind: 'clawpedia', url: notification.endpointUrl }
-            : { kind: 'clawpedia', url: notification.endpointUrl, authHeader: notification.authHeader },
-        ]
-      : []
-    if (request.pushTargets) pushTargets.push(...request.pushTargets)
+    const defaults = this.#options.defaultPushTargets?.(definition) ?? []
+    const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
@@ -270,20 +272,22 @@ export class Engine {
   }
 
   /**
-   * Every event of the task after `afterSeq`, live, ending after the terminal status. `known`: the
-   * task as the caller just read it in this scope, which spares reading it again to check access.
+   * Every event of the task after `afterSeq`, live, each with the task as it stood at that event,
+   * ending after the terminal status. `known`: the task as the caller just read it in this scope,
+   * which spares reading it again; the stream folds on into it when it already is at the cursor
+   * (else into the fold of the log up to the cursor), so the caller hands it over.
    */
-  async follow(
+  async followTask(
     scope: Caller,
     taskId: string,
-    options: { afterSeq?: number; signal?: AbortSignal; known?: Task } = {},
-  ): Promise<AsyncGenerator<TaskEvent, void, undefined>> {
-    if (options.known?.id !== taskId) await this.getTask(scope, taskId)
+    options: { afterSeq: number; signal?: AbortSignal; known?: Task },
+  ): Promise<AsyncGenerator<FollowedEvent, void, undefined>> {
+    const known = options.known?.id === taskId ? options.known : await this.getTask(scope, taskId)
     return followEvents({
       store: this.#store,
       bus: this.#bus,
-      taskId,
-      afterSeq: options.afterSeq ?? 0,
+      task: await taskAt(this.#store, known, options.afterSeq),
+      afterSeq: options.afterSeq,
       ...(options.signal && { signal: options.signal }),
     })
   }
@@ -294,46 +298,20 @@ export class Engine {
    * only in passing, within one committed batch, may be seen as the state after the batch.
    * `known`: the task as the caller just had it (a submit's answer), which spares a read.
    */
-  async waitFor(
+  waitFor(
     scope: Caller,
     taskId: string,
     until: (state: TaskState) => boolean,
     options: { signal?: AbortSignal; known?: Task } = {},
   ): Promise<Task> {
-    const { signal, known } = options
-    let arrived: Task | undefined
-    let stale = false
-    let wake: (() => void) | undefined
-    const done = (state: TaskState): boolean => until(state) || isTerminal(state)
-    // Listen first, then look: nothing committed in between is missed.
-    const unsubscribe = this.#bus.subscribe(taskId, (note) => {
-      if (note.task && done(note.task.state)) arrived ??= note.task
-      else if (!note.events || note.events.some((e) => e.kind === 'status' && done(e.state))) stale = true
-      wake?.()
+    return waitForState({
+      store: this.#store,
+      bus: this.#bus,
+      taskId,
+      read: () => this.getTask(scope, taskId),
+      until,
+      ...options,
     })
-    const rouse = (): void => wake?.()
-    signal?.addEventListener('abort', rouse)
-    try {
-      let task: Task
-      if (known && (await this.#store.readEvents(taskId, known.version, 1)).length === 0) task = known
-      else task = await this.getTask(scope, taskId)
-      while (!done(task.state) && !signal?.aborted) {
-        if (arrived) return arrived
-        if (stale) {
-          stale = false
-          task = await this.getTask(scope, taskId)
-          continue
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve
-        })
-        wake = undefined
-      }
-      return task
-    } finally {
-      unsubscribe()
-      signal?.removeEventListener('abort', rouse)
-    }
   }
 
   async getArtifact(scope: Caller, artifactId: string): Promise<StoredArtifact> {
@@ -375,34 +353,6 @@ export class Engine {
     await this.#store.deletePushConfig(scope, taskId, configId)
   }
 
-  // ── push outbox administration ─────────────────────────────────────────────
-  listDeliveries(query: { state?: DeliveryState; taskId?: string; limit: number }): Promise<Delivery[]> {
-    return this.#store.listDeliveries(query)
-  }
-
-  async getDelivery(deliveryId: string): Promise<Delivery> {
-    const delivery = await this.#store.getDelivery(deliveryId)
-    if (!delivery) throw new SwitchboardError('DELIVERY_NOT_FOUND', `no delivery ${deliveryId}`)
-    return delivery
-  }
-
-  async retryDelivery(deliveryId: string): Promise<Delivery> {
-    const delivery = await this.#store.retryDelivery(deliveryId)
-    if (!delivery) {
-      await this.getDelivery(deliveryId)
-      throw new SwitchboardError(
-        'INVALID_REQUEST',
-        `delivery ${deliveryId} is not dead; only dead deliveries are retried`,
-      )
-    }
-    this.#options.onOutboxWrite?.()
-    return delivery
-  }
-
-  countDeliveries(): Promise<Record<DeliveryState, number>> {
-    return this.#store.countDeliveries()
-  }
-
   #committed(taskId: string, events: readonly TaskEvent[], task?: Task): void {
     this.#bus.publish(taskId, events, task)
     if (this.#options.onOutboxWrite && events.some((e) => e.kind === 'status' || e.kind === 'artifact')) {
@@ -413,34 +363,4 @@ export class Engine {
 
 const refuseFetch: FileFetcher = async (url) => {
   throw new SwitchboardError('URL_NOT_ALLOWED', `no outbound fetcher is configured; cannot download ${url}`)
-}
-
-/** The input object of a request: explicit, or derived from text, then validated. */
-const resolveInput = (
-  agent: HostedAgent | undefined,
-  input: JsonObject | undefined,
-  text: string | undefined,
-  validate: HostedAgent['validateInput'],
-  root: string,
-): JsonObject => {
-  let value: JsonObject = input ?? {}
-  if (input === undefined && text !== undefined && agent?.definition.fromText) {
-    try {
-      value = agent.definition.fromText(text)
-    } catch (error) {
-      throw new SwitchboardError(
-        'INPUT_SCHEMA_VIOLATION',
-        `the text could not be read as input: ${(error as Error).message}`,
-      )
-    }
-  }
-  const violations = validate(value, root)
-  if (violations.length > 0) {
-    throw new SwitchboardError(
-      'INPUT_SCHEMA_VIOLATION',
-      `input does not conform to the schema: ${violations.map((v) => v.description).join('; ')}`,
-      { violations },
-    )
-  }
-  return value
 }

@@ -2,12 +2,16 @@ import type { TaskEvent } from './events.ts'
 import type { Task } from './task.ts'
 
 /**
- * Where a task's notifications go. A Clawpedia target comes from the agent's notification_config
- * (one header line, e.g. "Authorization: Bearer …"); an A2A target from a TaskPushNotificationConfig.
+ * Where a task's notifications go. Each dialect extends it with what its endpoints need (their
+ * credentials) and renders the notifications of the targets of its `kind`.
  */
-export type PushTarget =
-  | { kind: 'clawpedia'; url: string; authHeader?: string }
-  | { kind: 'a2a'; url: string; token?: string; authentication?: { scheme: string; credentials?: string } }
+export interface PushTarget {
+  /** The dialect the endpoint was registered through. */
+  kind: string
+  url: string
+  /** Artifact events too, not only status changes. */
+  artifacts?: boolean
+}
 
 export interface PushConfig {
   id: string
@@ -16,9 +20,9 @@ export interface PushConfig {
   target: PushTarget
 }
 
-/** Which events a target is notified of: Clawpedia, status changes; A2A, status changes and artifacts. */
+/** Which events a target is notified of: status changes, and artifacts when it asked for them. */
 export const notifies = (target: PushTarget, event: TaskEvent): boolean =>
-  event.kind === 'status' || (target.kind === 'a2a' && event.kind === 'artifact')
+  event.kind === 'status' || (event.kind === 'artifact' && target.artifacts === true)
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead'
 

@@ -68,7 +68,7 @@ export const adminRoutes = async (
       const size = limit === undefined ? 50 : Number(limit)
       if (!Number.isInteger(size) || size < 1 || size > 500)
         throw new SwitchboardError('INVALID_REQUEST', 'limit must be 1–500')
-      const deliveries = await engine.listDeliveries({
+      const deliveries = await engine.deliveries.list({
         limit: size,
         ...(state !== undefined && { state: state as DeliveryState }),
         ...(taskId !== undefined && { taskId: uuidParam(taskId, 'task_id') }),
@@ -77,13 +77,13 @@ export const adminRoutes = async (
     },
   )
 
-  app.get('/deliveries/stats', async () => ({ counts: await engine.countDeliveries() }))
+  app.get('/deliveries/stats', async () => ({ counts: await engine.deliveries.count() }))
 
   app.get<{ Params: { id: string } }>('/deliveries/:id', async (request) =>
-    view(await engine.getDelivery(uuidParam(request.params.id, 'delivery id'))),
+    view(await engine.deliveries.get(uuidParam(request.params.id, 'delivery id'))),
   )
 
   app.post<{ Params: { id: string } }>('/deliveries/:id/retry', async (request) =>
-    view(await engine.retryDelivery(uuidParam(request.params.id, 'delivery id'))),
+    view(await engine.deliveries.retry(uuidParam(request.params.id, 'delivery id'))),
   )
 }

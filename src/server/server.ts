@@ -5,6 +5,7 @@ import { type Logger, pino } from 'pino'
 import type { AgentDefinition, NotificationConfig } from '../agent/define.ts'
 import { a2aRoutes } from '../dialects/a2a/routes.ts'
 import { assertValidClawpediaCard } from '../dialects/clawpedia/card-check.ts'
+import { clawpediaDefaultTargets } from '../dialects/clawpedia/push-target.ts'
 import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
 import { AgentRegistry } from '../engine/registry.ts'
@@ -15,7 +16,6 @@ import { SwitchboardError } from '../model/errors.ts'
 import { DEFAULT_SCOPE } from '../model/task.ts'
 import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
-import { renderNotification } from '../push/render.ts'
 import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
 import type { Store } from '../store/contract.ts'
 import { PostgresStore } from '../store/postgres/postgres-store.ts'
@@ -24,6 +24,7 @@ import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { DEFAULTS } from './defaults.ts'
+import { pushRenderers } from './push-renderers.ts'
 import { rootRoutes } from './root-routes.ts'
 
 export interface SwitchboardOptions {
@@ -126,7 +127,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     dispatcher,
     owner: replicaId,
     logger,
-    render: renderNotification({
+    render: pushRenderers({
       baseUrlOf: (slug) => `${publicUrl()}/agents/${slug}`,
       agentIdOf: (slug) => (agents.has(slug) ? agents.get(slug).definition.id : slug),
     }),
@@ -141,6 +142,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     logger,
     fetchFile: createFileFetcher(dispatcher),
     onOutboxWrite: () => worker.wake(),
+    defaultPushTargets: clawpediaDefaultTargets,
     ...options.engine,
     replicaId,
   })

@@ -2,46 +2,22 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { renderA2aPush } from '../../src/dialects/a2a/push-body.ts'
+import type { A2aPushTarget } from '../../src/dialects/a2a/push-target.ts'
 import type { Artifact } from '../../src/model/artifacts.ts'
-import type { TaskEvent } from '../../src/model/events.ts'
-import { emptyTask } from '../../src/model/fold.ts'
-import type { Delivery, PushTarget } from '../../src/model/push.ts'
 import type { Task } from '../../src/model/task.ts'
 import { checkA2a } from '../helpers/a2a-schema.ts'
+import { deliveryOf, echoTask } from '../push/helpers.ts'
 
 const TASK_ID = '5d1e6a0c-3b7f-4c2a-9e8d-1f2a3b4c5d6e'
 const AT = '2026-01-02T03:04:05.678Z'
 const BASE = 'https://switchboard.example/agents/echo'
 
-const taskAt = (patch: Partial<Task>): Task => ({
-  ...emptyTask({
-    id: TASK_ID,
-    tenant: 'default',
-    owner: 'default',
-    agent: 'echo',
-    contextId: 'ctx-1',
-    createdAt: AT,
-  }),
-  ...patch,
-})
+const taskAt = (patch: Partial<Task>): Task => echoTask({ id: TASK_ID, createdAt: AT }, patch)
 
-const delivery = (event: TaskEvent, task: Task, target: PushTarget): Delivery => ({
-  id: 'd-1',
-  taskId: TASK_ID,
-  seq: event.seq,
-  configId: 'c-1',
-  target,
-  event,
-  task,
-  state: 'pending',
-  attempts: 0,
-  createdAt: AT,
-  nextAttemptAt: AT,
-})
-
-const a2a: PushTarget = {
+const a2a: A2aPushTarget = {
   kind: 'a2a',
   url: 'https://hooks.example/a2a',
+  artifacts: true,
   token: 'opaque-token',
   authentication: { scheme: 'Bearer', credentials: 'secret' },
 }
@@ -50,7 +26,7 @@ describe('renderA2aPush', () => {
   it('a status change is a statusUpdate StreamResponse with the auth headers', () => {
     const task = taskAt({ state: 'COMPLETED', statusAt: AT, version: 5, output: { ok: true } })
     const { body, headers } = renderA2aPush(
-      delivery({ kind: 'status', state: 'COMPLETED', output: { ok: true }, seq: 5, at: AT }, task, a2a),
+      deliveryOf({ kind: 'status', state: 'COMPLETED', output: { ok: true }, seq: 5, at: AT }, task, a2a),
       BASE,
     )
     const payload = JSON.parse(body)
@@ -77,7 +53,7 @@ describe('renderA2aPush', () => {
       version: 4,
     })
     const { body, headers } = renderA2aPush(
-      delivery(
+      deliveryOf(
         {
           kind: 'status',
           state: 'INPUT_REQUIRED',
@@ -119,7 +95,7 @@ describe('renderA2aPush', () => {
       name: 'report',
     }
     const { body } = renderA2aPush(
-      delivery({ kind: 'artifact', artifact, seq: 6, at: AT }, taskAt({ state: 'WORKING' }), {
+      deliveryOf({ kind: 'artifact', artifact, seq: 6, at: AT }, taskAt({ state: 'WORKING' }), {
         ...a2a,
         authentication: { scheme: 'Token' },
       }),
@@ -150,7 +126,7 @@ describe('renderA2aPush', () => {
     assert.throws(
       () =>
         renderA2aPush(
-          delivery({ kind: 'status', state: 'WORKING', seq: 3, at: AT }, task, {
+          deliveryOf({ kind: 'status', state: 'WORKING', seq: 3, at: AT }, task, {
             kind: 'clawpedia',
             url: 'https://x',
           }),
@@ -161,7 +137,7 @@ describe('renderA2aPush', () => {
     assert.throws(
       () =>
         renderA2aPush(
-          delivery({ kind: 'log', level: 'INFO', message: 'x', seq: 3, at: AT }, task, a2a),
+          deliveryOf({ kind: 'log', level: 'INFO', message: 'x', seq: 3, at: AT }, task, a2a),
           BASE,
         ),
       TypeError,

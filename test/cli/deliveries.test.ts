@@ -36,7 +36,7 @@ before(async () => {
   taskId = task.id
   // A 400 is final: every status notification of the task ends dead.
   for (let i = 0; i < 200; i++) {
-    const counts = await server.switchboard.engine.countDeliveries()
+    const counts = await server.switchboard.engine.deliveries.count()
     if (counts.dead === 3 && counts.pending === 0) break
     await new Promise((resolve) => setTimeout(resolve, 10))
   }

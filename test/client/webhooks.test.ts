@@ -229,7 +229,7 @@ describe('following by push', () => {
     )
     // Push bodies never carry the output: the completion was completed from GetTask.
     assert.equal(task.task.output?.filename, 'avg.py')
-    const counts = await pushing.switchboard.engine.countDeliveries()
+    const counts = await pushing.switchboard.engine.deliveries.count()
     assert.equal(counts.dead, 0)
   })
 })

@@ -5,6 +5,7 @@ import { followEvents } from '../../src/engine/follow.ts'
 import type { TaskNote } from '../../src/events/contract.ts'
 import { PostgresBus } from '../../src/events/postgres-bus.ts'
 import type { TaskEvent } from '../../src/model/events.ts'
+import { emptyTask, headerOf } from '../../src/model/fold.ts'
 import { newId } from '../../src/model/ids.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
@@ -109,10 +110,10 @@ describe('PostgreSQL bus', { skip: pgSkip }, () => {
       const { task } = await create(stores.a)
       const followed: TaskEvent[] = []
       const following = (async () => {
-        for await (const event of followEvents({
+        for await (const { event } of followEvents({
           store: stores.b,
           bus: buses.b,
-          taskId: task.id,
+          task: emptyTask(headerOf(task)),
           afterSeq: 0,
         })) {
           followed.push(event)

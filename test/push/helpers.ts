@@ -2,8 +2,12 @@ import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { type AddressInfo, isIP, Socket } from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { type ClawpediaPushTarget, isClawpediaPushTarget } from '../../src/dialects/clawpedia/push-target.ts'
+import type { TaskEvent } from '../../src/model/events.ts'
+import { emptyTask } from '../../src/model/fold.ts'
 import { newId } from '../../src/model/ids.ts'
 import type { Delivery, PushTarget } from '../../src/model/push.ts'
+import type { Task, TaskHeader } from '../../src/model/task.ts'
 import { nowIso } from '../../src/model/time.ts'
 import { createGuardedDispatcher } from '../../src/outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions, type RenderedNotification } from '../../src/push/worker.ts'
@@ -96,7 +100,7 @@ export const AUTH = 'Authorization: Bearer push-secret-token-42'
 
 /** A task with one Clawpedia push target; its opening SUBMITTED status is delivery seq 2. */
 export const createPushedTask = async (store: SqliteStore, url: string): Promise<string> => {
-  const target: PushTarget = { kind: 'clawpedia', url, authHeader: AUTH }
+  const target: ClawpediaPushTarget = { kind: 'clawpedia', url, authHeader: AUTH }
   const { task } = await store.createTask({
     header: {
       id: newId(),
@@ -121,7 +125,7 @@ export const runToCompletion = async (store: SqliteStore, taskId: string): Promi
 /** The event as JSON, with the target's header line as a header (how Clawpedia targets authenticate). */
 export const render = (delivery: Delivery): RenderedNotification => {
   const headers: Record<string, string> = {}
-  if (delivery.target.kind === 'clawpedia' && delivery.target.authHeader) {
+  if (isClawpediaPushTarget(delivery.target) && delivery.target.authHeader) {
     const [name, ...value] = delivery.target.authHeader.split(':')
     headers[name!.trim()] = value.join(':').trim()
   }
@@ -239,3 +243,24 @@ export const installLoopbackTripwire = async () => {
     },
   }
 }
+
+/** An outbox row built by hand, pending, for a renderer: the event for the target, the task as it was then. */
+export const deliveryOf = <T extends PushTarget>(event: TaskEvent, task: Task, target: T): Delivery => ({
+  id: 'd-1',
+  taskId: task.id,
+  seq: event.seq,
+  configId: 'c-1',
+  target,
+  event,
+  task,
+  state: 'pending',
+  attempts: 0,
+  createdAt: event.at,
+  nextAttemptAt: event.at,
+})
+
+/** A task of the agent echo, as a hand-built outbox row carries it. */
+export const echoTask = (header: Pick<TaskHeader, 'id' | 'createdAt'>, patch: Partial<Task> = {}): Task => ({
+  ...emptyTask({ tenant: 'default', owner: 'default', agent: 'echo', contextId: 'ctx-1', ...header }),
+  ...patch,
+})

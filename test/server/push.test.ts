@@ -4,11 +4,13 @@
  * address the outbound policy refuses.
  */
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { verifySignature } from '../../src/outbound/signing.ts'
+import { rpc } from '../a2a/helpers.ts'
 import { spawnServer } from '../helpers/process.ts'
 import { eventually, request, startServer } from '../helpers/server.ts'
 import { readSse } from '../helpers/sse.ts'
@@ -71,6 +73,34 @@ describe('push notifications end to end', () => {
     assert.equal(duplicates, 0, 'no duplicate deliveries in normal operation')
     const states = receiver.received.map((r) => JSON.parse(r.body).data.status)
     assert.equal(states.filter((s) => s === 'COMPLETED').length, 1000)
+  })
+
+  it("a task created over A2A notifies the agent's configured endpoint as well", async () => {
+    const receiver = await startReceiver()
+    cleanup.push(() => receiver.close())
+    const server = await startServer({
+      notifications: { 'python-script-generator': { endpointUrl: receiver.url, authHeader: 'X-Hook: 1' } },
+    })
+    cleanup.push(() => server.close())
+    const sent = await rpc(`${server.url}/agents/python-script-generator`, 'SendMessage', {
+      message: {
+        messageId: randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ data: { topic: 'x', filename: 'x.py' } }],
+      },
+    })
+    const taskId = sent.body.result.task.id
+    await eventually(async () => (receiver.received.length >= 3 ? true : undefined))
+    const bodies = receiver.received.map((r) => JSON.parse(r.body))
+    assert.deepEqual(
+      bodies.map((b) => [b.event_type, b.data.task_id, b.data.status]),
+      [
+        ['task.status.updated', taskId, 'SUBMITTED'],
+        ['task.status.updated', taskId, 'WORKING'],
+        ['task.status.updated', taskId, 'COMPLETED'],
+      ],
+    )
+    assert.ok(receiver.received.every((r) => r.headers['x-hook'] === '1'))
   })
 
   it('signs every notification when a secret is configured', async () => {

@@ -4,6 +4,7 @@ import type { TaskEvent } from '../../model/events.ts'
 import type { Message } from '../../model/parts.ts'
 import type { PushConfig } from '../../model/push.ts'
 import type { Task } from '../../model/task.ts'
+import { isA2aPushTarget } from './push-target.ts'
 import { OUTPUT_ARTIFACT_NAME, SWITCHBOARD_KEY } from './wire/extensions.ts'
 import { toA2aPart } from './wire/parts.ts'
 import type {
@@ -226,7 +227,7 @@ export const streamItemsOf = (event: TaskEvent, task: Task, baseUrl: string): St
 /** Clawpedia targets share the store but are not A2A configs: A2A never shows them. */
 export const toA2aPushConfig = (config: PushConfig): TaskPushNotificationConfig | undefined => {
   const { target } = config
-  if (target.kind !== 'a2a') return undefined
+  if (!isA2aPushTarget(target)) return undefined
   const wire: TaskPushNotificationConfig = { id: config.id, taskId: config.taskId, url: target.url }
   if (target.token !== undefined) wire.token = target.token
   if (target.authentication) {

@@ -2,15 +2,14 @@ import type { AgentDefinition } from '../../agent/define.ts'
 import type { Caller, Engine } from '../../engine/engine.ts'
 import { LIMITS } from '../../engine/limits.ts'
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
-import { emptyTask, headerOf } from '../../model/fold.ts'
 import { isUuid } from '../../model/ids.ts'
-import type { PushTarget } from '../../model/push.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { pushEnabled, toA2aCard } from './card.ts'
 import { toA2aPushConfig, toA2aTask } from './mapping.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
+import type { A2aPushTarget } from './push-target.ts'
 import { liveStream, resumedStream } from './stream.ts'
 import {
   checkCancelTask,
@@ -121,7 +120,7 @@ export class A2aOperations {
     const task = await this.#accept(request)
     const events = settled(task.state)
       ? undefined
-      : await this.#engine.follow(this.#caller, task.id, { afterSeq: task.version, signal, known: task })
+      : await this.#engine.followTask(this.#caller, task.id, { afterSeq: task.version, signal, known: task })
     return liveStream({
       snapshot: task,
       events,
@@ -189,8 +188,12 @@ export class A2aOperations {
     const { id } = checkSubscribe(params)
     const task = await this.#task(id)
     if (resumeAfter !== undefined) {
-      const events = await this.#engine.follow(this.#caller, id, { afterSeq: 0, signal, known: task })
-      return resumedStream(events, emptyTask(headerOf(task)), resumeAfter, this.baseUrl)
+      const events = await this.#engine.followTask(this.#caller, id, {
+        afterSeq: resumeAfter,
+        signal,
+        known: task,
+      })
+      return resumedStream(events, this.baseUrl)
     }
     if (isTerminal(task.state)) {
       throw new SwitchboardError(
@@ -199,7 +202,7 @@ export class A2aOperations {
         { taskId: id, state: task.state },
       )
     }
-    const events = await this.#engine.follow(this.#caller, id, {
+    const events = await this.#engine.followTask(this.#caller, id, {
       afterSeq: task.version,
       signal,
       known: task,
@@ -337,7 +340,7 @@ export class A2aOperations {
   }
 
   /** The target of a webhook, once the outbound policy has accepted its URL. */
-  async #pushTarget(config: TaskPushNotificationConfig): Promise<PushTarget> {
+  async #pushTarget(config: TaskPushNotificationConfig): Promise<A2aPushTarget> {
     try {
       await this.#server.checkOutboundUrl(config.url)
     } catch (error) {
@@ -350,7 +353,7 @@ export class A2aOperations {
       }
       throw error
     }
-    const target: PushTarget = { kind: 'a2a', url: config.url }
+    const target: A2aPushTarget = { kind: 'a2a', url: config.url, artifacts: true }
     if (present(config.token) !== undefined) target.token = config.token!
     if (config.authentication) {
       target.authentication = { scheme: config.authentication.scheme }

@@ -1,5 +1,6 @@
 import type { Delivery } from '../../model/push.ts'
 import { toA2aArtifact, toA2aStatus } from './mapping.ts'
+import { isA2aPushTarget } from './push-target.ts'
 import { A2A_CONTENT_TYPE, type StreamResponse } from './wire/shapes.ts'
 
 /**
@@ -18,7 +19,7 @@ export const renderA2aPush = (
   contentUrlBase: string,
 ): { body: string; headers: Record<string, string> } => {
   const { target, event, task } = delivery
-  if (target.kind !== 'a2a')
+  if (!isA2aPushTarget(target))
     throw new TypeError(`delivery ${delivery.id} is for a ${target.kind} target, not A2A`)
   let payload: StreamResponse
   switch (event.kind) {

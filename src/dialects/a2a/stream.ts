@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { TaskEvent } from '../../model/events.ts'
-import { applyEvent } from '../../model/fold.ts'
+import type { FollowedEvent } from '../../engine/follow.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { ServerContext } from '../../web/context.ts'
@@ -17,18 +16,18 @@ import type { StreamItem } from './wire/shapes.ts'
 const endsStream = (state: TaskState): boolean => isTerminal(state) || state === 'INPUT_REQUIRED'
 
 export interface LiveStreamOptions {
-  /** The task as the stream starts; its first item. The stream then folds every event into it. */
+  /** The task as the stream starts; its first item. */
   snapshot: Task
-  /** Events after the snapshot's version, or none when the stream ends at the snapshot. */
-  events: AsyncIterable<TaskEvent> | undefined
+  /** The events after the snapshot's version, folded on into it; none when the stream ends at the snapshot. */
+  events: AsyncIterable<FollowedEvent> | undefined
   baseUrl: string
   historyLength?: number | undefined
 }
 
 /**
  * The Task first, then every later event as updates, until the task is terminal or waits for input.
- * The first item is made now; the updates then fold into the snapshot itself, which the caller
- * hands over (a task it read or created for this stream), so an open stream holds one copy.
+ * The first item is made now, before the events fold on into the snapshot (the caller hands it
+ * over: a task it read or created for this stream), so an open stream holds one copy.
  */
 export const liveStream = (options: LiveStreamOptions): AsyncGenerator<StreamItem> => {
   const { snapshot, events, baseUrl } = options
@@ -36,41 +35,31 @@ export const liveStream = (options: LiveStreamOptions): AsyncGenerator<StreamIte
     id: snapshot.version,
     response: { task: toA2aTask(snapshot, { baseUrl, historyLength: options.historyLength }) },
   }
-  return firstThenUpdates(first, events && { events, folded: snapshot }, baseUrl)
+  return firstThenUpdates(first, events, baseUrl)
 }
 
 async function* firstThenUpdates(
   first: StreamItem,
-  rest: { events: AsyncIterable<TaskEvent>; folded: Task } | undefined,
+  events: AsyncIterable<FollowedEvent> | undefined,
   baseUrl: string,
 ): AsyncGenerator<StreamItem> {
   yield first
-  if (rest) yield* updates(rest.events, rest.folded, 0, baseUrl)
+  if (events) yield* updates(events, baseUrl)
 }
 
 /**
  * Beyond the spec: a resumed subscription (Last-Event-ID) replays exactly the events after that
  * sequence, with no Task snapshot, so a client that kept its state misses nothing and sees nothing
- * twice. `folded` starts empty and takes every event from the first, so each update shows the
- * task as it was at that event.
+ * twice; each update shows the task as it was at that event.
  */
 export const resumedStream = (
-  events: AsyncIterable<TaskEvent>,
-  folded: Task,
-  afterSeq: number,
+  events: AsyncIterable<FollowedEvent>,
   baseUrl: string,
-): AsyncGenerator<StreamItem> => updates(events, folded, afterSeq, baseUrl)
+): AsyncGenerator<StreamItem> => updates(events, baseUrl)
 
-async function* updates(
-  events: AsyncIterable<TaskEvent>,
-  folded: Task,
-  afterSeq: number,
-  baseUrl: string,
-): AsyncGenerator<StreamItem> {
-  for await (const event of events) {
-    applyEvent(folded, event)
-    if (event.seq <= afterSeq) continue
-    yield* streamItemsOf(event, folded, baseUrl)
+async function* updates(events: AsyncIterable<FollowedEvent>, baseUrl: string): AsyncGenerator<StreamItem> {
+  for await (const { event, task } of events) {
+    yield* streamItemsOf(event, task, baseUrl)
     if (event.kind === 'status' && endsStream(event.state)) return
   }
 }

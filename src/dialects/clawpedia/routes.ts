@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Caller } from '../../engine/engine.ts'
+import type { FollowedEvent } from '../../engine/follow.ts'
 import { contentTypeOf } from '../../model/artifacts.ts'
-import type { TaskEvent } from '../../model/events.ts'
-import { applyEvent, emptyTask, headerOf } from '../../model/fold.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import { attachment, bodyCheck, uuidParam } from '../../web/body.ts'
@@ -97,10 +96,10 @@ export const clawpediaRoutes = async (
   app.get<{ Params: TaskParams }>('/tasks/:taskId/stream', async (request, reply) => {
     const taskId = uuidParam(request.params.taskId, 'task_id')
     const resumeAfter = lastEventId(request) ?? 0
-    const task = await engine.getTask(caller, taskId)
     const signal = disconnectSignal(reply.raw)
-    // The stream replays from the first event so each `status` frame carries the task as it was then.
-    const events = await engine.follow(caller, taskId, { afterSeq: 0, signal, known: task })
+    // Without Last-Event-ID the stream replays from the first event; each `status` frame carries
+    // the task as it was at that event.
+    const events = await engine.followTask(caller, taskId, { afterSeq: resumeAfter, signal })
     reply.hijack()
     let cursor = resumeAfter
     const stream = new SseStream(reply.raw, server.heartbeats, () => ({
@@ -111,7 +110,7 @@ export const clawpediaRoutes = async (
     stream.open()
     await pipeFrames(
       stream,
-      framesOf(events, emptyTask(headerOf(task)), resumeAfter, definition.id, (seq) => {
+      framesOf(events, definition.id, (seq) => {
         cursor = seq
       }),
       server.stallMs,
@@ -126,16 +125,12 @@ export const clawpediaRoutes = async (
 }
 
 async function* framesOf(
-  events: AsyncIterable<TaskEvent>,
-  folded: Task,
-  resumeAfter: number,
+  events: AsyncIterable<FollowedEvent>,
   agentId: string,
   sent: (seq: number) => void,
 ): AsyncGenerator<SseFrame> {
-  for await (const event of events) {
-    applyEvent(folded, event)
-    if (event.seq <= resumeAfter) continue
-    const frame = toClawpediaFrame(event, folded, agentId)
+  for await (const { event, task } of events) {
+    const frame = toClawpediaFrame(event, task, agentId)
     sent(event.seq)
     if (frame) yield { id: event.seq, event: frame.event, data: JSON.stringify(frame.data) }
   }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
+import type { A2aPushTarget } from '../../../src/dialects/a2a/push-target.ts'
+import type { ClawpediaPushTarget } from '../../../src/dialects/clawpedia/push-target.ts'
 import type { Artifact } from '../../../src/model/artifacts.ts'
 import { isSwitchboardError } from '../../../src/model/errors.ts'
 import type { EventBody } from '../../../src/model/events.ts'
 import { newId } from '../../../src/model/ids.ts'
-import type { PushTarget } from '../../../src/model/push.ts'
 import type { Scope, Task, TaskHeader } from '../../../src/model/task.ts'
 import { nowIso } from '../../../src/model/time.ts'
 import type { CreateTaskRequest, CreateTaskResult, Store } from '../../../src/store/contract.ts'
@@ -14,12 +15,17 @@ export const OTHER_OWNER: Scope = { tenant: 'acme', owner: 'bob' }
 export const OTHER_TENANT: Scope = { tenant: 'globex', owner: 'alice' }
 export const FOREIGN_SCOPES = [OTHER_OWNER, OTHER_TENANT] as const
 
-export const CLAWPEDIA: PushTarget = {
+export const CLAWPEDIA: ClawpediaPushTarget = {
   kind: 'clawpedia',
   url: 'https://hooks.example.com/c',
   authHeader: 'X: y',
 }
-export const A2A: PushTarget = { kind: 'a2a', url: 'https://hooks.example.com/a', token: 'tok' }
+export const A2A: A2aPushTarget = {
+  kind: 'a2a',
+  url: 'https://hooks.example.com/a',
+  token: 'tok',
+  artifacts: true,
+}
 
 // Creation times strictly increase across the suite, so "oldest first" has one right answer.
 let lastCreatedAt = Date.now() - 3_600_000

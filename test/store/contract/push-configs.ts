@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { newId } from '../../../src/model/ids.ts'
-import type { PushConfig } from '../../../src/model/push.ts'
+import type { PushConfig, PushTarget } from '../../../src/model/push.ts'
 import { nowIso } from '../../../src/model/time.ts'
 import {
   A2A,
@@ -15,7 +15,7 @@ import {
   status,
 } from './fixtures.ts'
 
-const config = (taskId: string, target = A2A): PushConfig => ({
+const config = (taskId: string, target: PushTarget = A2A): PushConfig => ({
   id: newId(),
   taskId,
   createdAt: nowIso(),
