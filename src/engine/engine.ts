@@ -228,7 +228,8 @@ export class Engine {
     })
     this.#committed(task.id, events, updated)
     this.#bus.announceWork()
-    return updated
+    // Listeners share the published task and never change it; the caller may fold a stream into its own.
+    return structuredClone(updated)
   }
 
   /** Cancels a task that is not terminal; the handler's signal aborts wherever it runs. */

@@ -6,7 +6,7 @@ import { AgentRegistry } from '../../src/engine/registry.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
 import type { TaskEvent } from '../../src/model/events.ts'
 import { isTerminal, type TaskState } from '../../src/model/states.ts'
-import { DEFAULT_SCOPE as scope } from '../../src/model/task.ts'
+import { DEFAULT_SCOPE as scope, type Task } from '../../src/model/task.ts'
 import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
 import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { instantAgent } from '../helpers/agents.ts'
@@ -76,12 +76,13 @@ const serialAgent = defineAgent({
 
 let store: SqliteStore
 let engine: Engine
+const bus = new LocalBus()
 
 before(async () => {
   store = createMemoryStore()
   engine = new Engine({
     store,
-    bus: new LocalBus(),
+    bus,
     agents: new AgentRegistry([instantAgent, replayAgent, stubbornAgent, serialAgent]),
     singleProcess: true,
     pollMs: 50,
@@ -188,6 +189,30 @@ describe('multi-turn replay', () => {
       events.map((e) => e.seq),
       events.map((_, i) => i + 1),
     )
+  })
+
+  it('hands the caller of provideInput a task of its own, not the one bus listeners share', async () => {
+    const { task } = await engine.submit({ scope, agent: 'replay', input: {} })
+    await engine.waitFor(scope, task.id, settled)
+    const published: (Task | undefined)[] = []
+    const unsubscribe = bus.subscribe(task.id, (note) => published.push(note.task))
+    try {
+      const answered = await engine.provideInput({ scope, taskId: task.id, input: { colour: 'red' } })
+      const shared = published.find((t) => t?.version === answered.version)
+      assert.ok(shared, 'the append was published with its task')
+      // A stream folds later events into the task it is handed (A2A SendStreamingMessage on a follow-up).
+      answered.state = 'COMPLETED'
+      answered.artifacts.push({
+        id: 'x',
+        type: 'text',
+        text: 'folded by a stream',
+      } as Task['artifacts'][number])
+      assert.equal(shared.state, 'WORKING')
+      assert.equal(shared.artifacts.length, 1)
+    } finally {
+      unsubscribe()
+    }
+    await engine.cancel(scope, task.id).catch(() => {})
   })
 
   it('refuses input unless the task waits for it', async () => {
