@@ -33,7 +33,7 @@ import type {
   StreamItem,
   TaskPushNotificationConfig,
 } from './wire/shapes.ts'
-import { A2A_TASK_STATES, fromA2aState } from './wire/states.ts'
+import { fromA2aState } from './wire/states.ts'
 
 /** Terminal or interrupted: where a blocking SendMessage returns. */
 const settled = (state: TaskState): boolean => isTerminal(state) || INTERRUPTED_STATES.has(state)
@@ -136,8 +136,7 @@ export class A2aOperations {
 
   async listTasks(params: unknown): Promise<ListTasksResponse> {
     const request = checkListTasks(params)
-    const status = typeof request.status === 'number' ? A2A_TASK_STATES[request.status] : request.status
-    const state = status ? fromA2aState(status) : undefined
+    const state = request.status === undefined ? undefined : fromA2aState(request.status)
     const pageSize = request.pageSize ?? LIMITS.defaultPageSize
     const page = await this.#engine.listTasks(this.#caller, {
       pageSize,
