@@ -134,15 +134,18 @@ describe('PostgreSQL bus', { skip: pgSkip }, () => {
     })
 
     it('reconnects after losing its connection and re-announces every followed task and work', async () => {
-      const { task } = await create(stores.a)
       const notes: TaskNote[] = []
       let woken = 0
-      // Let the creation's own notes pass before following.
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      buses.b.subscribe(task.id, (note) => notes.push(note))
+      const taskId = newId()
+      buses.b.subscribe(taskId, (note) => notes.push(note))
       buses.b.onWork(() => {
         woken += 1
       })
+      const { task } = await create(stores.a, { header: { id: taskId } })
+      // The creation's own notes first; then only what the reconnect brings counts.
+      await until(() => notes.length === 1 && woken === 1, "the creation's notes on replica b")
+      notes.length = 0
+      woken = 0
       const admin = new pg.Client({ connectionString: db.url })
       await admin.connect()
       try {
