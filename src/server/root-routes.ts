@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { PUBLIC_ROUTE } from '../web/caller.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 
 /** How long /readyz waits for the task store before it answers 503. */
@@ -10,7 +11,7 @@ export const rootRoutes = async (
   options: { mounts: AgentMount[]; server: ServerContext },
 ) => {
   const { mounts, server } = options
-  app.get('/agents', async () => ({
+  app.get('/agents', PUBLIC_ROUTE, async () => ({
     agents: mounts.map((mount) => ({
       slug: mount.agent.definition.slug,
       agent_id: mount.agent.definition.id,
@@ -22,14 +23,14 @@ export const rootRoutes = async (
 
   // Liveness: the process serves. It does not look at the database, so a database outage does not
   // get every replica restarted.
-  app.get('/healthz', async () => ({
+  app.get('/healthz', PUBLIC_ROUTE, async () => ({
     status: 'ok',
     running_tasks: server.engine.runningCount,
     open_streams: server.heartbeats.size,
   }))
 
   // Readiness: the task store answers within READY_TIMEOUT_MS; route traffic here only then.
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', PUBLIC_ROUTE, async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined
     try {
       await Promise.race([

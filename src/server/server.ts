@@ -13,7 +13,6 @@ import type { EventBus } from '../events/contract.ts'
 import { LocalBus } from '../events/local-bus.ts'
 import { PostgresBus } from '../events/postgres-bus.ts'
 import { SwitchboardError } from '../model/errors.ts'
-import { DEFAULT_SCOPE } from '../model/task.ts'
 import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
@@ -23,6 +22,7 @@ import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
+import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { DEFAULTS } from './defaults.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { rootRoutes } from './root-routes.ts'
@@ -53,6 +53,8 @@ export interface SwitchboardOptions {
   bodyLimit?: number
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
   a2a?: { assumeVersionWhenMissing?: boolean }
+  /** Who may call: authenticators and whether callers without credentials are served. */
+  identity?: IdentityOptions
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -150,7 +152,6 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
   const server: ServerContext = {
     engine,
-    scope: DEFAULT_SCOPE,
     heartbeats,
     stallMs: options.stallMs ?? DEFAULTS.stallMs,
     publicUrl,
@@ -171,6 +172,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }) as unknown as FastifyInstance
   registerJsonParsers(app)
+  const authentication = authenticationOf(options.identity)
+  registerAuthentication(app, authentication)
 
   const mounts: AgentMount[] = agents.all().map((agent) => {
     const prefix = `/agents/${agent.definition.slug}`
@@ -209,6 +212,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await dispatcher.close()
       await bus.close()
       await store.close()
+      await Promise.all(authentication.authenticators.map((a) => a.close?.()))
     },
   }
 }

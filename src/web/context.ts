@@ -1,14 +1,11 @@
 import type { Engine } from '../engine/engine.ts'
 import type { EngineLogger } from '../engine/logger.ts'
 import type { HostedAgent } from '../engine/registry.ts'
-import type { Scope } from '../model/task.ts'
 import type { Heartbeats } from './sse.ts'
 
 /** What every route plugin of a server shares. */
 export interface ServerContext {
   engine: Engine
-  /** The caller scope until authentication arrives: one tenant, one owner. */
-  scope: Scope
   heartbeats: Heartbeats
   /** How long a stream may stay backpressured before the client is dropped. */
   stallMs: number

@@ -16,6 +16,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   events: ['model', 'store', 'events'],
   engine: ['model', 'agent', 'schema', 'store', 'events', 'engine'],
   push: ['model', 'store', 'outbound', 'push'],
+  identity: ['model', 'schema', 'store', 'outbound', 'identity'],
   web: ['model', 'schema', 'engine', 'web'],
   wire: ['model', 'schema', 'own-wire'],
   dialect: ['model', 'agent', 'schema', 'engine', 'web', 'own-wire', 'own-dialect'],
@@ -28,6 +29,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'events',
     'engine',
     'push',
+    'identity',
     'web',
     'any-dialect',
     'server',
@@ -48,6 +50,7 @@ const FORBIDDEN_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   schema: ALL_INFRASTRUCTURE,
   wire: ALL_INFRASTRUCTURE,
   engine: ALL_INFRASTRUCTURE,
+  identity: ['fastify', 'pg', 'better-sqlite3'],
   dialect: ['pg', 'better-sqlite3'],
   // The webhook receiver offers a fastify plugin, typed against fastify without loading it.
   client: ['pg', 'better-sqlite3'],

@@ -50,9 +50,9 @@ const STREAMING: Readonly<Record<string, Streaming>> = {
  */
 export const a2aJsonRpcRoutes = async (
   app: FastifyInstance,
-  options: { operations: A2aOperations; server: ServerContext },
+  options: { operationsOf: (request: FastifyRequest) => A2aOperations; server: ServerContext },
 ) => {
-  const { operations, server } = options
+  const { operationsOf, server } = options
 
   const sendError = (reply: FastifyReply, id: RpcId, failure: A2aFailure, status = 200) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A JSON-RPC request failed')
@@ -93,7 +93,7 @@ export const a2aJsonRpcRoutes = async (
       assertVersion(request, server.a2aAssumeVersion)
       const streaming = Object.hasOwn(STREAMING, method) ? STREAMING[method] : undefined
       if (streaming) {
-        const items = await streaming(operations, params, call)
+        const items = await streaming(operationsOf(request), params, call)
         return serveStream({
           reply,
           server,
@@ -113,7 +113,7 @@ export const a2aJsonRpcRoutes = async (
           a2aFailure('MethodNotFoundError', `method ${JSON.stringify(method.slice(0, 80))} does not exist`),
         )
       }
-      const result = await unary(operations, params, call)
+      const result = await unary(operationsOf(request), params, call)
       return reply.type('application/json').send(encodeJsonRpcResult(id, result))
     } catch (error) {
       return sendError(reply, id, toA2aFailure(error))

@@ -6,7 +6,7 @@ import { isUuid } from '../../model/ids.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
-import { pushEnabled, toA2aCard } from './card.ts'
+import { pushEnabled } from './card.ts'
 import { toA2aPushConfig, toA2aTask } from './mapping.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
 import type { A2aPushTarget } from './push-target.ts'
@@ -25,7 +25,6 @@ import {
   type SendMessageRequest,
 } from './wire/requests.ts'
 import type {
-  A2aAgentCard,
   A2aTask,
   ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
@@ -76,7 +75,7 @@ const refusedFollowUp =
   }
 
 /**
- * The eleven A2A operations for one mounted agent, shared by the JSON-RPC and REST bindings:
+ * The eleven A2A operations for one mounted agent and one caller, shared by the JSON-RPC and REST bindings:
  * each takes the request message (ProtoJSON, unchecked), checks it, calls the engine and maps the
  * result. Streaming operations do all their checks before returning the stream, so a failure is
  * a plain error response rather than an SSE frame.
@@ -88,20 +87,17 @@ export class A2aOperations {
   readonly #agent: AgentDefinition
   readonly #caller: Caller
 
-  constructor(options: { mount: AgentMount; server: ServerContext }) {
+  /** One request's operations: `caller` is who asks, already authenticated; the store scopes every read by it. */
+  constructor(options: { mount: AgentMount; server: ServerContext; caller: Caller }) {
     this.#server = options.server
     this.#engine = options.server.engine
     this.#mount = options.mount
     this.#agent = options.mount.agent.definition
-    this.#caller = { ...options.server.scope, agent: this.#agent.slug }
+    this.#caller = options.caller
   }
 
   get baseUrl(): string {
     return this.#mount.baseUrl()
-  }
-
-  card(): A2aAgentCard {
-    return toA2aCard(this.#agent, this.baseUrl)
   }
 
   async sendMessage(params: unknown, signal: AbortSignal): Promise<SendMessageResponse> {

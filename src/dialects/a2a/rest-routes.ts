@@ -51,9 +51,9 @@ const splitVerb = (segment: string): { id: string; verb?: string } => {
  */
 export const a2aRestRoutes = async (
   app: FastifyInstance,
-  options: { operations: A2aOperations; server: ServerContext },
+  options: { operationsOf: (request: FastifyRequest) => A2aOperations; server: ServerContext },
 ) => {
-  const { operations: ops, server } = options
+  const { operationsOf: ops, server } = options
 
   const sendFailure = (reply: FastifyReply, failure: A2aFailure) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A REST request failed')
@@ -74,7 +74,7 @@ export const a2aRestRoutes = async (
     })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
     const signal = signalOf(reply)
-    return stream(reply, await ops.openSubscription({ id }, lastEventId(request), signal))
+    return stream(reply, await ops(request).openSubscription({ id }, lastEventId(request), signal))
   }
   const noRoute = (request: FastifyRequest) =>
     a2aFailure('MethodNotFoundError', `no A2A operation at ${request.method} ${request.url.split('?')[0]}`)
@@ -92,11 +92,11 @@ export const a2aRestRoutes = async (
   })
 
   app.post('/message::send', async (request, reply) =>
-    send(reply, await ops.sendMessage(request.body, signalOf(reply))),
+    send(reply, await ops(request).sendMessage(request.body, signalOf(reply))),
   )
 
   app.post('/message::stream', async (request, reply) =>
-    stream(reply, await ops.openMessageStream(request.body, signalOf(reply))),
+    stream(reply, await ops(request).openMessageStream(request.body, signalOf(reply))),
   )
 
   app.get<{ Querystring: Query }>('/tasks', async (request, reply) => {
@@ -109,7 +109,7 @@ export const a2aRestRoutes = async (
     const status = (params as { status?: unknown }).status
     if (typeof status === 'string' && /^\d+$/.test(status))
       (params as { status?: unknown }).status = Number(status)
-    return send(reply, await ops.listTasks(params))
+    return send(reply, await ops(request).listTasks(params))
   })
 
   app.get<{ Params: { target: string }; Querystring: Query }>('/tasks/:target', async (request, reply) => {
@@ -117,41 +117,50 @@ export const a2aRestRoutes = async (
     if (verb === 'subscribe') return subscribe(request, reply, id)
     if (verb !== undefined) return sendFailure(reply, noRoute(request))
     const query = fromQuery(request.query, { ints: ['historyLength'] })
-    return send(reply, await ops.getTask(Object.assign(query, { id })))
+    return send(reply, await ops(request).getTask(Object.assign(query, { id })))
   })
 
   app.post<{ Params: { target: string } }>('/tasks/:target', async (request, reply) => {
     const { id, verb } = splitVerb(request.params.target)
-    if (verb === 'cancel') return send(reply, await ops.cancelTask(withPath(request.body, { id })))
+    if (verb === 'cancel') return send(reply, await ops(request).cancelTask(withPath(request.body, { id })))
     if (verb === 'subscribe') return subscribe(request, reply, id)
     return sendFailure(reply, noRoute(request))
   })
 
   app.post<{ Params: { taskId: string } }>('/tasks/:taskId/pushNotificationConfigs', async (request, reply) =>
-    send(reply, await ops.createPushConfig(withPath(request.body, { taskId: request.params.taskId }))),
+    send(
+      reply,
+      await ops(request).createPushConfig(withPath(request.body, { taskId: request.params.taskId })),
+    ),
   )
 
   app.get<{ Params: { taskId: string }; Querystring: Query }>(
     '/tasks/:taskId/pushNotificationConfigs',
     async (request, reply) => {
       const query = fromQuery(request.query, { ints: ['pageSize'], strings: ['pageToken'] })
-      return send(reply, await ops.listPushConfigs(Object.assign(query, { taskId: request.params.taskId })))
+      return send(
+        reply,
+        await ops(request).listPushConfigs(Object.assign(query, { taskId: request.params.taskId })),
+      )
     },
   )
 
   app.get<{ Params: { taskId: string; configId: string } }>(
     '/tasks/:taskId/pushNotificationConfigs/:configId',
     async (request, reply) =>
-      send(reply, await ops.getPushConfig({ taskId: request.params.taskId, id: request.params.configId })),
+      send(
+        reply,
+        await ops(request).getPushConfig({ taskId: request.params.taskId, id: request.params.configId }),
+      ),
   )
 
   app.delete<{ Params: { taskId: string; configId: string } }>(
     '/tasks/:taskId/pushNotificationConfigs/:configId',
     async (request, reply) => {
-      await ops.deletePushConfig({ taskId: request.params.taskId, id: request.params.configId })
+      await ops(request).deletePushConfig({ taskId: request.params.taskId, id: request.params.configId })
       return send(reply, {})
     },
   )
 
-  app.get('/extendedAgentCard', async () => ops.getExtendedCard({}))
+  app.get('/extendedAgentCard', async (request) => ops(request).getExtendedCard({}))
 }

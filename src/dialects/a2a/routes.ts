@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { engineCallerOf, PUBLIC_ROUTE } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
-import { JSONRPC_PATH, REST_PATH } from './card.ts'
+import { JSONRPC_PATH, REST_PATH, toA2aCard } from './card.ts'
 import { a2aJsonRpcRoutes } from './jsonrpc-routes.ts'
 import { A2aOperations } from './operations.ts'
 import { a2aRestRoutes } from './rest-routes.ts'
@@ -16,12 +17,14 @@ export const a2aRoutes = async (
   options: { mount: AgentMount; server: ServerContext },
 ) => {
   const { mount, server } = options
-  const operations = new A2aOperations({ mount, server })
+  const slug = mount.agent.definition.slug
+  const operationsOf = (request: FastifyRequest) =>
+    new A2aOperations({ mount, server, caller: engineCallerOf(request, slug) })
 
-  app.get('/.well-known/agent-card.json', (request, reply) =>
-    sendCard(request, reply, operations.card(), server.startedAt),
+  app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, (request, reply) =>
+    sendCard(request, reply, toA2aCard(mount.agent.definition, mount.baseUrl()), server.startedAt),
   )
 
-  await app.register(a2aJsonRpcRoutes, { prefix: JSONRPC_PATH, operations, server })
-  await app.register(a2aRestRoutes, { prefix: REST_PATH, operations, server })
+  await app.register(a2aJsonRpcRoutes, { prefix: JSONRPC_PATH, operationsOf, server })
+  await app.register(a2aRestRoutes, { prefix: REST_PATH, operationsOf, server })
 }

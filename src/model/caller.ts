@@ -1,0 +1,46 @@
+import type { JsonObject } from './events.ts'
+import type { Scope } from './task.ts'
+
+/**
+ * Who is asking, as an authenticator established it for one request. Every task, artifact,
+ * stream and push config belongs to the tenant and principal that created it; the store answers
+ * another caller's resource exactly like a missing one.
+ */
+export interface CallerIdentity {
+  /** The authenticated subject: an API key's principal, a JWT's mapped claim, a certificate's subject. */
+  principal: string
+  tenant: string
+  /** What the caller may do beyond its own tasks (see SCOPES). */
+  scopes: readonly string[]
+  /** How the caller was authenticated: `api-key`, `jwt`, `mtls`, or `none` when authentication is off. */
+  method: string
+  /** Verified claims (JWT) or certificate fields (mTLS), for handlers and policies; never credentials. */
+  claims?: JsonObject
+}
+
+/** The scopes Switchboard itself understands; agents may define and check their own. */
+export const SCOPES = {
+  /** Read (get, list, stream, download) every task of the caller's tenant, not only its own. */
+  tenantRead: 'tasks:read:tenant',
+  /** Act on (answer, cancel, configure push for) every task of the caller's tenant. */
+  tenantWrite: 'tasks:write:tenant',
+  /** The admin API (/admin): the push outbox of every tenant. */
+  admin: 'admin',
+} as const
+
+/**
+ * The caller of a server started without authentication (loopback by default, or explicitly
+ * insecure): one principal in one tenant, the same that every task created before identity
+ * existed belongs to, so upgrading keeps old tasks visible.
+ */
+export const ANONYMOUS: CallerIdentity = Object.freeze({
+  principal: 'default',
+  tenant: 'default',
+  scopes: Object.freeze([]) as readonly string[],
+  method: 'none',
+})
+
+export const hasScope = (caller: CallerIdentity, scope: string): boolean => caller.scopes.includes(scope)
+
+/** The store scope of a caller's own tasks. */
+export const scopeOf = (caller: CallerIdentity): Scope => ({ tenant: caller.tenant, owner: caller.principal })

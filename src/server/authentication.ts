@@ -1,0 +1,61 @@
+import type { TLSSocket } from 'node:tls'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { type Authentication, authenticate, challengeOf } from '../identity/authenticate.ts'
+import type { Authenticator, Credentials } from '../identity/authenticator.ts'
+import { ANONYMOUS } from '../model/caller.ts'
+
+export interface IdentityOptions {
+  /** How callers prove who they are, asked in order (API keys, JWT, mTLS; see docs/security.md). */
+  authenticators?: Authenticator[]
+  /**
+   * Serve requests that carry no credential as one anonymous caller. Default: only when there is
+   * no authenticator (authentication off).
+   */
+  allowAnonymous?: boolean
+}
+
+/** The authentication stage's settings from the server options. */
+export const authenticationOf = (options: IdentityOptions = {}): Authentication => {
+  const authenticators = options.authenticators ?? []
+  const anonymous = options.allowAnonymous ?? authenticators.length === 0
+  return anonymous ? { authenticators, anonymous: ANONYMOUS } : { authenticators }
+}
+
+/** The client certificate of a TLS connection, when the TLS layer verified one. */
+const credentialsOf = (request: FastifyRequest): Credentials => {
+  const socket = request.raw.socket as Partial<TLSSocket>
+  if (!socket.encrypted || !socket.authorized || typeof socket.getPeerCertificate !== 'function')
+    return { headers: request.headers }
+  const certificate = socket.getPeerCertificate()
+  return certificate && Object.keys(certificate).length > 0
+    ? { headers: request.headers, peerCertificate: certificate }
+    : { headers: request.headers }
+}
+
+/**
+ * The authentication stage: before any handler, every request that is not to a public route gets
+ * its caller, or fails with UNAUTHENTICATED (401 with `WWW-Authenticate`) in the error shape of the
+ * dialect whose route it reached — fastify hands a hook's error to that route's error handler.
+ */
+export const registerAuthentication = (app: FastifyInstance, authentication: Authentication): void => {
+  app.decorateRequest('caller', undefined)
+  const { anonymous } = authentication
+  if (authentication.authenticators.length === 0 && anonymous) {
+    // Authentication is off: one caller for everything, decided without a promise per request.
+    app.addHook('onRequest', (request, _reply, done) => {
+      request.caller = anonymous
+      done()
+    })
+    return
+  }
+  const challenge = challengeOf(authentication)
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.public === true) return
+    try {
+      request.caller = await authenticate(authentication, credentialsOf(request))
+    } catch (error) {
+      if (challenge) reply.header('www-authenticate', challenge)
+      throw error
+    }
+  })
+}
