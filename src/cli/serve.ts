@@ -3,7 +3,10 @@ import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import type { AgentDefinition } from '../agent/define.ts'
 import { DEFAULTS } from '../server/defaults.ts'
+import type { SwitchboardOptions } from '../server/server.ts'
 import { notificationsFor, readConfigFile } from './config.ts'
+import { mergeOptions } from './serve-flags/group.ts'
+import { SERVE_FLAG_GROUPS } from './serve-flags/index.ts'
 
 interface ServeFlags {
   port?: string
@@ -95,7 +98,7 @@ const withLimits = (
 }
 
 export const serveCommand = (program: Command): void => {
-  program
+  const command = program
     .command('serve')
     .description('start a Switchboard server (the demo agents when no agent modules are given)')
     .argument('[agents...]', 'modules exporting agents made with defineAgent()')
@@ -153,6 +156,8 @@ export const serveCommand = (program: Command): void => {
       '--shutdown-grace-ms <ms>',
       'on SIGTERM, how long running handlers may finish before they are interrupted (env SWITCHBOARD_SHUTDOWN_GRACE_MS, default 5000)',
     )
+  for (const group of SERVE_FLAG_GROUPS) group.register(command)
+  command
     .addHelpText(
       'after',
       `
@@ -203,9 +208,13 @@ Examples:
           0,
         ),
       }
+      const sources = { flags: flags as Record<string, unknown>, env, file: file as Record<string, unknown> }
+      const groups: Partial<SwitchboardOptions>[] = []
+      for (const group of SERVE_FLAG_GROUPS) groups.push(await group.resolve(sources))
       // Loaded here, not at the top: the client commands start without the server's dependencies.
       const { createSwitchboard } = await import('../server/server.ts')
       const switchboard = await createSwitchboard({
+        ...mergeOptions(groups),
         agents,
         port,
         host: flags.host ?? env.HOST ?? file.host ?? DEFAULTS.host,

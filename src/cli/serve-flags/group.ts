@@ -1,0 +1,52 @@
+import type { Command } from 'commander'
+import type { SwitchboardOptions } from '../../server/server.ts'
+
+/** What a flag group resolves from: the parsed flags, the environment and the config file. */
+export interface FlagSources {
+  flags: Record<string, unknown>
+  env: NodeJS.ProcessEnv
+  /** The whole config file: each group reads (and checks) its own section. */
+  file: Record<string, unknown>
+}
+
+/**
+ * The `serve` settings of one concern (API keys, JWT, TLS, …): its flags, and how they become
+ * server options. Flags win over environment variables, which win over the config file. A group
+ * refuses a bad value with an Error whose message names the flag.
+ */
+export interface ServeFlagGroup {
+  register(command: Command): void
+  resolve(sources: FlagSources): Partial<SwitchboardOptions> | Promise<Partial<SwitchboardOptions>>
+}
+
+/** The first value that is set: flag, then environment, then file. */
+export const firstSet = <T>(...values: (T | undefined)[]): T | undefined =>
+  values.find((v) => v !== undefined && v !== '')
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype
+
+/**
+ * The groups' options as one: sections two groups both fill (`identity`) are merged, and lists in
+ * them (authenticators) are concatenated in group order.
+ */
+export const mergeOptions = (parts: readonly Partial<SwitchboardOptions>[]): Partial<SwitchboardOptions> => {
+  const merged: Record<string, unknown> = {}
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part)) {
+      const existing = merged[key]
+      if (isPlainObject(existing) && isPlainObject(value)) {
+        const section: Record<string, unknown> = { ...existing }
+        for (const [name, inner] of Object.entries(value)) {
+          const before = section[name]
+          section[name] = Array.isArray(before) && Array.isArray(inner) ? [...before, ...inner] : inner
+        }
+        merged[key] = section
+      } else merged[key] = value
+    }
+  }
+  return merged as Partial<SwitchboardOptions>
+}
