@@ -1,4 +1,5 @@
 import type { Artifact } from '../model/artifacts.ts'
+import type { AuthRequirement, CallerIdentity } from '../model/caller.ts'
 import type { JsonObject } from '../model/events.ts'
 import type { Message } from '../model/parts.ts'
 import type { Answer } from '../model/task.ts'
@@ -33,6 +34,15 @@ export type ArtifactSpec = ArtifactCommon &
     | { type: 'file'; filename: string; mediaType: string; bytes: Uint8Array | string }
   )
 
+/** What `ctx.requireAuth` asks the caller to do. */
+export interface AuthRequest extends AuthRequirement {
+  /**
+   * What to do, for a person: the task's status message, e.g. "Authorize access to your calendar
+   * at https://…". A `url` it does not mention is appended, so every dialect shows it.
+   */
+  message: string
+}
+
 /**
  * What a handler receives besides its input.
  *
@@ -41,7 +51,7 @@ export type ArtifactSpec = ArtifactCommon &
  * the first unanswered question; `log` and `artifact` calls already recorded by earlier runs are
  * recognised by their position and not emitted twice. So a handler must make the same calls in
  * the same order for the same input and answers: keep side effects after the last `ask`, or make
- * them idempotent.
+ * them idempotent. `requireAuth` replays like `ask`: both are questions, answered in order.
  */
 export interface TaskContext {
   readonly taskId: string
@@ -52,6 +62,13 @@ export interface TaskContext {
   readonly text: string | undefined
   /** The A2A message that created the task, if any. */
   readonly message: Message | undefined
+  /**
+   * Who created the task, as authenticated then: the same on every run, replays and restarts
+   * included. `ANONYMOUS`-like (`method: 'none'`) when authentication is off. Claims are verified
+   * claims, never a credential, and bounded (docs/limits.md). A handler may refuse the caller by
+   * throwing `TaskRejection` or `AgentError`.
+   */
+  readonly caller: CallerIdentity
   /**
    * Appends a log line to the task (streamed as a `log` event). Resolves once accepted: see
    * `artifact` for what that promises.
@@ -70,6 +87,14 @@ export interface TaskContext {
    * answer (validated against `schema`, or the agent's input schema) once it arrives.
    */
   ask(prompt: string, options?: { schema?: JsonObject }): Promise<Answer>
+  /**
+   * Asks the caller to authorize something this agent needs (e.g. its calendar, through the
+   * agent's own OAuth flow): the task goes AUTH_REQUIRED with `message`, and resumes when the
+   * caller reports the step done with a follow-up message (any JSON object as input). Resolves
+   * with that answer. The credential itself never comes through it: the agent receives it out of
+   * band (its OAuth callback, a secret store) and must not read one from the answer.
+   */
+  requireAuth(request: AuthRequest): Promise<Answer>
   /**
    * Downloads a file (e.g. a URL the client sent) through the server's outbound policy: private,
    * loopback and metadata addresses are refused before connecting, and the size is capped.

@@ -1,4 +1,4 @@
-export type { ArtifactSpec, FetchedFile, LogLevelName, TaskContext } from './context.ts'
+export type { ArtifactSpec, AuthRequest, FetchedFile, LogLevelName, TaskContext } from './context.ts'
 export {
   type AgentDefinition,
   AgentError,

@@ -1,6 +1,7 @@
 import type { FileFetcher } from '../agent/context.ts'
 import type { AgentDefinition } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
+import type { CallerIdentity } from '../model/caller.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import type { JsonObject, TaskEvent } from '../model/events.ts'
 import { fold, headerOf } from '../model/fold.ts'
@@ -13,6 +14,7 @@ import { nowIso } from '../model/time.ts'
 import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
+import { recordedCaller } from './caller.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
 import { resolveInput } from './input.ts'
@@ -52,7 +54,8 @@ export interface Caller extends Scope {
 }
 
 export interface SubmitRequest {
-  scope: Scope
+  /** Who creates the task: it belongs to the caller's tenant and principal, and its handler sees it as `ctx.caller`. */
+  caller: CallerIdentity
   agent: string
   /** The input object; when absent, derived from `text` by the agent's `fromText`, else `{}`. */
   input?: JsonObject
@@ -150,6 +153,8 @@ export class Engine {
     const input = resolveInput(agent, request.input, request.text, agent.validateInput, '/input')
     const defaults = this.#options.defaultPushTargets?.(definition) ?? []
     const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
+    const caller = request.caller
+    const recorded = recordedCaller(caller)
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
@@ -157,12 +162,13 @@ export class Engine {
       result = await this.#store.createTask({
         header: {
           id: newId(),
-          tenant: request.scope.tenant,
-          owner: request.scope.owner,
+          tenant: caller.tenant,
+          owner: caller.principal,
           agent: definition.slug,
           contextId: request.contextId ?? newId(),
           createdAt: nowIso(),
           ...(request.metadata && { metadata: request.metadata }),
+          ...(recorded && { caller: recorded }),
         },
         input,
         ...(request.text !== undefined && { text: request.text }),

@@ -12,6 +12,11 @@ export const LIMITS = {
   /** ListTasks page sizes. */
   defaultPageSize: 50,
   maxPageSize: 100,
+  /**
+   * The claims recorded with a task for its handler (`ctx.caller.claims`), as JSON. Past it the
+   * largest claims are left out until the rest fits: every run of the task re-reads them.
+   */
+  callerClaimsBytes: 8 * 1024,
   /** Events read from the store per round trip when a stream catches up. */
   eventReadBatch: 500,
 } as const

@@ -1,15 +1,18 @@
-import type { ArtifactSpec, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
+import type { ArtifactSpec, AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
 import { AgentError, TaskRejection } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
 import type { Artifact } from '../model/artifacts.ts'
+import { creatorOf } from '../model/caller.ts'
 import { isSwitchboardError, SwitchboardError, type TaskError } from '../model/errors.ts'
-import type { EventBody, JsonObject, LogLevel, TaskEvent } from '../model/events.ts'
+import type { EventBody, JsonObject, LogLevel, StatusEvent, TaskEvent } from '../model/events.ts'
 import { newId } from '../model/ids.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Answer, Task } from '../model/task.ts'
 import { assertValidSchema } from '../schema/json-schema.ts'
 import type { Store } from '../store/contract.ts'
+import { authRequiredStatus } from './auth-required.ts'
 import { buildArtifact } from './build-artifact.ts'
+import { frozenCaller } from './caller.ts'
 import { LIMITS } from './limits.ts'
 import type { HostedAgent } from './registry.ts'
 
@@ -230,6 +233,7 @@ export class TaskRun {
   #context(): TaskContext {
     const { task } = this.#options
     const inputEvent = task.history.find((m) => m.role === 'user')
+    const caller = frozenCaller(creatorOf(task))
     const run = this
     return {
       taskId: task.id,
@@ -239,9 +243,11 @@ export class TaskRun {
       },
       text: task.text,
       message: inputEvent,
+      caller,
       log: (level, message) => handled(this.#log(level, message)),
       artifact: (spec) => handled(this.#artifact(spec)),
       ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),
+      requireAuth: (request) => handled(this.#requireAuth(request)),
       fetchFile: (url, options) =>
         handled(this.#options.fetchFile(url, Object.assign({}, options, { signal: run.signal }))),
     }
@@ -266,15 +272,30 @@ export class TaskRun {
   }
 
   async #ask(prompt: string, schema: JsonObject | undefined): Promise<Answer> {
+    return this.#interrupt(() => {
+      if (typeof prompt !== 'string' || prompt.length === 0)
+        throw new TypeError('ask() needs a non-empty prompt')
+      if (schema !== undefined) assertValidSchema(schema, 'ask() schema')
+      const status: StatusEvent = { kind: 'status', state: 'INPUT_REQUIRED', prompt, messageId: newId() }
+      if (schema !== undefined) status.inputSchema = schema
+      return status
+    })
+  }
+
+  async #requireAuth(request: AuthRequest): Promise<Answer> {
+    return this.#interrupt(() => authRequiredStatus(request))
+  }
+
+  /**
+   * A question to the client (`ask`, `requireAuth`): the recorded answer at this position on a
+   * replay; else the status `question()` builds is written and the run suspends.
+   */
+  async #interrupt(question: () => StatusEvent): Promise<Answer> {
     const index = this.#asksSeen++
     const recorded = this.#options.task.answers[index]
     if (recorded) return recorded
-    if (typeof prompt !== 'string' || prompt.length === 0)
-      throw new TypeError('ask() needs a non-empty prompt')
-    if (schema !== undefined) assertValidSchema(schema, 'ask() schema')
+    const status = question()
     this.#suspended = true
-    const status: EventBody = { kind: 'status', state: 'INPUT_REQUIRED', prompt, messageId: newId() }
-    if (schema !== undefined) status.inputSchema = schema
     // Not the run's last write as far as the lease goes: released only after this run has wound
     // down, so an answer cannot start the next run of the task beside this one.
     await this.#write(status)

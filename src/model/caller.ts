@@ -1,5 +1,5 @@
 import type { JsonObject } from './events.ts'
-import type { Scope } from './task.ts'
+import type { Scope, TaskHeader } from './task.ts'
 
 /**
  * Who is asking, as an authenticator established it for one request. Every task, artifact,
@@ -44,3 +44,24 @@ export const hasScope = (caller: CallerIdentity, scope: string): boolean => call
 
 /** The store scope of a caller's own tasks. */
 export const scopeOf = (caller: CallerIdentity): Scope => ({ tenant: caller.tenant, owner: caller.principal })
+
+/**
+ * Who created a task: the caller recorded with it, or, for a task that has none (created
+ * anonymously, or before callers were recorded), the identity its tenant and owner imply.
+ */
+export const creatorOf = (task: TaskHeader): CallerIdentity =>
+  task.caller ?? { principal: task.owner, tenant: task.tenant, scopes: [], method: 'none' }
+
+/**
+ * What an agent asks its caller to authorize mid-task (AUTH_REQUIRED). It says where and how;
+ * the credential itself travels out of band (the agent's own OAuth callback, a secret slot) and
+ * never through Switchboard's messages.
+ */
+export interface AuthRequirement {
+  /** How: e.g. `oauth2`, `openIdConnect`, `apiKey` (the A2A SecurityScheme kinds), or the agent's own word. */
+  scheme?: string
+  /** Where the caller completes the step, e.g. an OAuth authorization URL. */
+  url?: string
+  /** What access is asked for, in the scheme's own terms. */
+  scopes?: string[]
+}

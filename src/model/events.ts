@@ -1,4 +1,5 @@
 import type { Artifact } from './artifacts.ts'
+import type { AuthRequirement } from './caller.ts'
 import type { TaskError } from './errors.ts'
 import type { Message } from './parts.ts'
 import type { TaskState } from './states.ts'
@@ -16,6 +17,8 @@ export interface StatusEvent {
   prompt?: string
   /** INPUT_REQUIRED: the JSON Schema the answer must satisfy (absent: the agent's input schema). */
   inputSchema?: JsonObject
+  /** AUTH_REQUIRED: what the caller is asked to authorize, and where (never a credential). */
+  auth?: AuthRequirement
   /** FAILED / REJECTED: why. */
   error?: TaskError
   /** COMPLETED: the validated output. */

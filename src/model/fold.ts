@@ -21,6 +21,7 @@ export const headerOf = (task: Task): TaskHeader => {
     createdAt: task.createdAt,
   }
   if (task.metadata !== undefined) header.metadata = task.metadata
+  if (task.caller !== undefined) header.caller = task.caller
   return header
 }
 
@@ -48,6 +49,7 @@ export const emptyTask = (header: TaskHeader): Task => {
     logCount: 0,
   }
   if (header.metadata !== undefined) task.metadata = header.metadata
+  if (header.caller !== undefined) task.caller = header.caller
   return task
 }
 
@@ -82,6 +84,7 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
       if (event.prompt !== undefined || task.prompt !== undefined) task.prompt = event.prompt
       if (event.inputSchema !== undefined || task.inputSchema !== undefined)
         task.inputSchema = event.inputSchema
+      if (event.auth !== undefined || task.auth !== undefined) task.auth = event.auth
       if (event.messageId !== undefined || task.statusMessageId !== undefined)
         task.statusMessageId = event.messageId
       if (event.error) task.error = event.error

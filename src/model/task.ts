@@ -1,4 +1,5 @@
 import type { Artifact } from './artifacts.ts'
+import type { AuthRequirement, CallerIdentity } from './caller.ts'
 import type { TaskError } from './errors.ts'
 import type { JsonObject } from './events.ts'
 import type { Message, Metadata } from './parts.ts'
@@ -22,6 +23,12 @@ export interface TaskHeader {
   contextId: string
   createdAt: string
   metadata?: Metadata
+  /**
+   * Who created the task, as authenticated then (`ctx.caller` on every run, replays included).
+   * Absent when it says no more than `tenant` and `owner` (an anonymous caller, or a task created
+   * before callers were recorded): see `creatorOf`.
+   */
+  caller?: CallerIdentity
 }
 
 export interface Answer {
@@ -43,6 +50,8 @@ export interface Task extends TaskHeader {
   answers: Answer[]
   prompt?: string
   inputSchema?: JsonObject
+  /** AUTH_REQUIRED: what the agent asked the caller to authorize. */
+  auth?: AuthRequirement
   output?: JsonObject
   error?: TaskError
   /** The id of the agent message carrying the current status, if any. */

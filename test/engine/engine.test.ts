@@ -4,6 +4,7 @@ import { defineAgent } from '../../src/agent/define.ts'
 import { Engine } from '../../src/engine/engine.ts'
 import { AgentRegistry } from '../../src/engine/registry.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
+import { ANONYMOUS } from '../../src/model/caller.ts'
 import type { TaskEvent } from '../../src/model/events.ts'
 import { isTerminal, type TaskState } from '../../src/model/states.ts'
 import { DEFAULT_SCOPE as scope, type Task } from '../../src/model/task.ts'
@@ -102,7 +103,7 @@ describe('terminal finality under a cancel/complete race', () => {
   it('exactly one terminal state per task, 300 times over', async () => {
     const outcomes = { COMPLETED: 0, CANCELLED: 0 }
     for (let round = 0; round < 300; round++) {
-      const { task } = await engine.submit({ scope, agent: 'instant', input: { round } })
+      const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'instant', input: { round } })
       // Vary the delay so the cancel lands before, during and after the run.
       const pause = round % 4
       if (pause === 1) for (let i = 0; i < round % 13; i++) await null
@@ -133,7 +134,7 @@ describe('terminal finality under a cancel/complete race', () => {
 
 describe('cancellation is real', () => {
   it('aborts the signal, and a handler that ignores it can write nothing after CANCELLED', async () => {
-    const { task } = await engine.submit({ scope, agent: 'stubborn', input: {} })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'stubborn', input: {} })
     await engine.waitFor(scope, task.id, (s) => s === 'WORKING')
     while (!release) await sleep(5)
     const cancelled = await engine.cancel(scope, task.id)
@@ -151,7 +152,7 @@ describe('cancellation is real', () => {
 describe('multi-turn replay', () => {
   it('re-runs the handler per answer, replays recorded calls, and emits nothing twice', async () => {
     calls.replay = 0
-    const { task } = await engine.submit({ scope, agent: 'replay', input: {} })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'replay', input: {} })
     let current = await engine.waitFor(scope, task.id, settled)
     assert.equal(current.state, 'INPUT_REQUIRED')
     assert.equal(current.prompt, 'first?')
@@ -192,7 +193,7 @@ describe('multi-turn replay', () => {
   })
 
   it('hands the caller of provideInput a task of its own, not the one bus listeners share', async () => {
-    const { task } = await engine.submit({ scope, agent: 'replay', input: {} })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'replay', input: {} })
     await engine.waitFor(scope, task.id, settled)
     const published: (Task | undefined)[] = []
     const unsubscribe = bus.subscribe(task.id, (note) => published.push(note.task))
@@ -216,7 +217,7 @@ describe('multi-turn replay', () => {
   })
 
   it('refuses input unless the task waits for it', async () => {
-    const { task } = await engine.submit({ scope, agent: 'instant', input: {} })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'instant', input: {} })
     await engine.waitFor(scope, task.id, isTerminal)
     await assert.rejects(
       engine.provideInput({ scope, taskId: task.id, input: {} }),
@@ -227,7 +228,9 @@ describe('multi-turn replay', () => {
 
 describe('admission', () => {
   it('honours per-agent concurrency: excess tasks wait in SUBMITTED, then run', async () => {
-    const tasks = await Promise.all([1, 2, 3].map(() => engine.submit({ scope, agent: 'serial', input: {} })))
+    const tasks = await Promise.all(
+      [1, 2, 3].map(() => engine.submit({ caller: ANONYMOUS, agent: 'serial', input: {} })),
+    )
     await sleep(30)
     const states = await Promise.all(
       tasks.map(({ task }) => engine.getTask(scope, task.id).then((t) => t.state)),
@@ -238,8 +241,18 @@ describe('admission', () => {
   })
 
   it('idempotency: the same key twice is one task', async () => {
-    const first = await engine.submit({ scope, agent: 'instant', input: { a: 1 }, idempotencyKey: 'k-1' })
-    const second = await engine.submit({ scope, agent: 'instant', input: { a: 1 }, idempotencyKey: 'k-1' })
+    const first = await engine.submit({
+      caller: ANONYMOUS,
+      agent: 'instant',
+      input: { a: 1 },
+      idempotencyKey: 'k-1',
+    })
+    const second = await engine.submit({
+      caller: ANONYMOUS,
+      agent: 'instant',
+      input: { a: 1 },
+      idempotencyKey: 'k-1',
+    })
     assert.equal(first.created, true)
     assert.equal(second.created, false)
     assert.equal(second.task.id, first.task.id)

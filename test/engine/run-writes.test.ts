@@ -4,6 +4,7 @@ import { defineAgent } from '../../src/agent/define.ts'
 import { Engine } from '../../src/engine/engine.ts'
 import { AgentRegistry } from '../../src/engine/registry.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
+import { ANONYMOUS } from '../../src/model/caller.ts'
 import { isTerminal } from '../../src/model/states.ts'
 import { DEFAULT_SCOPE as scope } from '../../src/model/task.ts'
 import type { Store } from '../../src/store/contract.ts'
@@ -92,7 +93,7 @@ after(async () => {
 describe("a run's writes", () => {
   it('commits what a handler emits, awaited one by one, with its outcome and the lease release in one write', async () => {
     appends = []
-    const { task } = await engine.submit({ scope, agent: 'burst', input: { n: 10 } })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'burst', input: { n: 10 } })
     const done = await engine.waitFor(scope, task.id, isTerminal, { known: task })
     assert.equal(done.state, 'COMPLETED')
     assert.deepEqual(
@@ -123,13 +124,13 @@ describe("a run's writes", () => {
 
   it('answers a file artifact only once its bytes are stored', async () => {
     seen.fileStoredWhenResolved = false
-    const { task } = await engine.submit({ scope, agent: 'filer', input: {} })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'filer', input: {} })
     assert.equal((await engine.waitFor(scope, task.id, isTerminal)).state, 'COMPLETED')
     assert.equal(seen.fileStoredWhenResolved, true)
   })
 
   it('makes 500 artifacts of one handler wait for the store past the queue limit, losing none', async () => {
-    const { task } = await engine.submit({ scope, agent: 'burst', input: { n: 500 } })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'burst', input: { n: 500 } })
     const done = await engine.waitFor(scope, task.id, isTerminal)
     assert.equal(done.state, 'COMPLETED')
     assert.equal(done.artifacts.length, 500)
@@ -142,19 +143,19 @@ describe("a run's writes", () => {
 
 describe('waitFor', () => {
   it('resolves with the terminal task when the state waited for never comes', async () => {
-    const { task } = await engine.submit({ scope, agent: 'burst', input: { n: 1 } })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'burst', input: { n: 1 } })
     const result = await engine.waitFor(scope, task.id, (state) => state === 'INPUT_REQUIRED')
     assert.equal(result.state, 'COMPLETED')
   })
 
   it('resolves when the state waited for was passed within one committed batch', async () => {
-    const { task } = await engine.submit({ scope, agent: 'burst', input: { n: 2 } })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'burst', input: { n: 2 } })
     const result = await engine.waitFor(scope, task.id, (state) => state === 'WORKING', { known: task })
     assert.ok(result.state === 'WORKING' || result.state === 'COMPLETED', result.state)
   })
 
   it('with a stale `known` task, reads the task instead of trusting it', async () => {
-    const { task } = await engine.submit({ scope, agent: 'burst', input: { n: 1 } })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'burst', input: { n: 1 } })
     await engine.waitFor(scope, task.id, isTerminal)
     const result = await engine.waitFor(scope, task.id, isTerminal, { known: task })
     assert.equal(result.state, 'COMPLETED')
@@ -209,7 +210,7 @@ describe('a write the store fails mid-run', () => {
     // The engine's timers do not hold the process open (a server's socket does): this test's must.
     const keepAlive = setInterval(() => {}, 1_000)
     try {
-      const { task } = await flakyEngine.submit({ scope, agent: 'stepper', input: {} })
+      const { task } = await flakyEngine.submit({ caller: ANONYMOUS, agent: 'stepper', input: {} })
       const done = await flakyEngine.waitFor(scope, task.id, isTerminal)
       assert.equal(failures, 1)
       assert.deepEqual(runs, [{ laterCall: 'rejected' }, { laterCall: 'accepted' }])

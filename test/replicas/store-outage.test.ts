@@ -11,6 +11,7 @@ import { defineAgent } from '../../src/agent/define.ts'
 import { Engine } from '../../src/engine/engine.ts'
 import { AgentRegistry } from '../../src/engine/registry.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
+import { ANONYMOUS } from '../../src/model/caller.ts'
 import { isTerminal } from '../../src/model/states.ts'
 import { DEFAULT_SCOPE as scope } from '../../src/model/task.ts'
 import type { Store } from '../../src/store/contract.ts'
@@ -81,7 +82,7 @@ describe('a run whose writes the database refused', { timeout: 20_000 }, () => {
       await engine.stop()
       await close()
     }
-    const { task } = await engine.submit({ scope, agent: 'writer', input: {} })
+    const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'writer', input: {} })
     await engine.waitFor(scope, task.id, (s) => s === 'WORKING')
     // The outage: the handler's log, its failure status and the retry of that all fail; then the
     // database is back before the run ends, so a release of the lease would go through.

@@ -133,13 +133,19 @@ export const outputArtifact = (task: Pick<Task, 'id' | 'output'>): A2aArtifact |
 
 /**
  * The status as A2A shows it. An interrupted task carries its question as an agent message (the
- * id the engine recorded with it; the answer's schema in metadata); a failed or rejected one, its
+ * id the engine recorded with it; the answer's schema, and for AUTH_REQUIRED what to authorize
+ * and where, in metadata); a failed or rejected one, its
  * error, under an id derived from the task so every read renders the same message.
  */
 export const toA2aStatus = (task: Task): A2aTaskStatus => {
   const status: A2aTaskStatus = { state: toA2aState(task.state), timestamp: task.statusAt }
   if (task.state === 'INPUT_REQUIRED' || task.state === 'AUTH_REQUIRED') {
-    const metadata = task.inputSchema ? { [SWITCHBOARD_KEY]: { inputSchema: task.inputSchema } } : undefined
+    const ours = Object.assign(
+      {},
+      task.inputSchema && { inputSchema: task.inputSchema },
+      task.auth && { auth: task.auth },
+    )
+    const metadata = task.inputSchema || task.auth ? { [SWITCHBOARD_KEY]: ours } : undefined
     status.message = agentMessage(
       task,
       task.statusMessageId ?? stableUuid(`${task.id}/status/${task.version}`),

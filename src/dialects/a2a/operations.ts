@@ -1,6 +1,7 @@
 import type { AgentDefinition } from '../../agent/define.ts'
 import type { Caller, Engine } from '../../engine/engine.ts'
 import { LIMITS } from '../../engine/limits.ts'
+import type { CallerIdentity } from '../../model/caller.ts'
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
 import { isUuid } from '../../model/ids.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
@@ -86,14 +87,24 @@ export class A2aOperations {
   readonly #mount: AgentMount
   readonly #agent: AgentDefinition
   readonly #caller: Caller
+  readonly #identity: CallerIdentity
 
-  /** One request's operations: `caller` is who asks, already authenticated; the store scopes every read by it. */
-  constructor(options: { mount: AgentMount; server: ServerContext; caller: Caller }) {
+  /**
+   * One request's operations: `identity` is who asks, already authenticated (recorded with the
+   * tasks it creates); `caller` its engine scope, by which the store scopes every read.
+   */
+  constructor(options: {
+    mount: AgentMount
+    server: ServerContext
+    caller: Caller
+    identity: CallerIdentity
+  }) {
     this.#server = options.server
     this.#engine = options.server.engine
     this.#mount = options.mount
     this.#agent = options.mount.agent.definition
     this.#caller = options.caller
+    this.#identity = options.identity
   }
 
   get baseUrl(): string {
@@ -279,7 +290,7 @@ export class A2aOperations {
     if (taskId === undefined) {
       const { message, input, text } = fromA2aMessage(wire, modes)
       const { task } = await this.#engine.submit({
-        scope: this.#caller,
+        caller: this.#identity,
         agent: this.#agent.slug,
         message,
         idempotencyKey: `a2a:${this.#agent.slug}:${wire.messageId}`,

@@ -5,7 +5,7 @@ import { contentTypeOf } from '../../model/artifacts.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import { attachment, bodyCheck, uuidParam } from '../../web/body.ts'
-import { engineCallerOf, PUBLIC_ROUTE } from '../../web/caller.ts'
+import { engineCallerOf, callerOf as identityOf, PUBLIC_ROUTE } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { errorBodyHandler } from '../../web/errors.ts'
@@ -42,7 +42,7 @@ export const clawpediaRoutes = async (
     const body = checkCreate(request.body)
     const idempotencyKey = request.headers['idempotency-key']
     const { task } = await engine.submit({
-      scope: callerOf(request),
+      caller: identityOf(request),
       agent: definition.slug,
       input: body.input,
       ...(typeof idempotencyKey === 'string' &&
