@@ -26,6 +26,7 @@ import { authenticationOf, type IdentityOptions, registerAuthentication } from '
 import { DEFAULTS } from './defaults.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { rootRoutes } from './root-routes.ts'
+import { type SecretsOptions, sealedStoreOf } from './secrets.ts'
 
 export interface SwitchboardOptions {
   agents: AgentDefinition[]
@@ -55,6 +56,8 @@ export interface SwitchboardOptions {
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
   identity?: IdentityOptions
+  /** Keys that encrypt push credentials at rest (docs/security/secrets.md). */
+  secrets?: SecretsOptions
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -112,7 +115,14 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     options.logger === false
       ? pino({ level: 'silent' })
       : (options.logger ?? pino({ redact: REDACT, level: options.logLevel ?? 'info' }))
-  const { store, bus } = await openStore(options)
+  const opened = await openStore(options)
+  const { bus } = opened
+  const store = sealedStoreOf(opened.store, {
+    options: options.secrets,
+    // The embedded store keeps a generated key beside its database; a shared one needs a configured key.
+    ...(options.store === undefined && { dataDir: options.dataDir ?? DEFAULTS.dataDir }),
+    logger,
+  })
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
   const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
