@@ -25,6 +25,7 @@ import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { DEFAULTS } from './defaults.ts'
 import { pushRenderers } from './push-renderers.ts'
+import { createServerLogger } from './redaction.ts'
 import { rootRoutes } from './root-routes.ts'
 import { type SecretsOptions, sealedStoreOf } from './secrets.ts'
 
@@ -97,8 +98,6 @@ export interface Switchboard {
   close(): Promise<void>
 }
 
-const REDACT = ['req.headers.authorization', 'req.headers.cookie', '*.authHeader', '*.credentials', '*.token']
-
 /** Assembles a Switchboard server: store, engine, and every agent mounted under both dialects. */
 export const createSwitchboard = async (options: SwitchboardOptions): Promise<Switchboard> => {
   const definitions = options.agents.map((agent) => {
@@ -114,7 +113,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const logger: Logger =
     options.logger === false
       ? pino({ level: 'silent' })
-      : (options.logger ?? pino({ redact: REDACT, level: options.logLevel ?? 'info' }))
+      : (options.logger ??
+        createServerLogger({
+          level: options.logLevel ?? 'info',
+          authenticators: options.identity?.authenticators ?? [],
+        }))
   const opened = await openStore(options)
   const { bus } = opened
   const store = sealedStoreOf(opened.store, {

@@ -81,7 +81,8 @@ export const errorBodyHandler =
   (logger: EngineLogger) => (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const failure = asSwitchboardError(error)
     if (failure.code === 'INTERNAL')
-      logger.error({ err: failure.cause ?? error, url: request.url }, 'request failed')
+      // The path only: a query string may carry what a client should not have put there (a key).
+      logger.error({ err: failure.cause ?? error, url: request.url.split('?')[0] }, 'request failed')
     const body: { code: string; message: string; details?: object } = {
       code: failure.code,
       message: failure.message,
