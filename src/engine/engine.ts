@@ -40,6 +40,8 @@ export interface EngineOptions {
   onOutboxWrite?: () => void
   /** Where every task of an agent notifies besides the targets its request names (deployment configuration). */
   defaultPushTargets?: (agent: AgentDefinition) => PushTarget[]
+  /** The most non-terminal tasks one principal (tenant and owner) may hold; a creation beyond it is RATE_LIMITED. */
+  maxOpenTasks?: number
   logger?: EngineLogger
 }
 
@@ -144,12 +146,29 @@ export class Engine {
     return this.#admission.running
   }
 
+  /**
+   * The open-task cap, checked before the creation: creations racing past the count may overshoot
+   * it by the number in flight (a soft cap; a hard one would serialise every creation of a principal).
+   */
+  async #checkOpenTasks(scope: Scope): Promise<void> {
+    const cap = this.#options.maxOpenTasks
+    if (cap === undefined) return
+    const open = await this.#store.countOpenTasks(scope)
+    if (open >= cap)
+      throw new SwitchboardError(
+        'RATE_LIMITED',
+        `this caller already has ${open} open tasks, the most allowed; wait for some to finish or cancel them`,
+        { openTasks: open, limit: cap },
+      )
+  }
+
   async submit(request: SubmitRequest): Promise<{ task: Task; created: boolean }> {
     const agent = this.#agents.get(request.agent)
     const { definition } = agent
     const input = resolveInput(agent, request.input, request.text, agent.validateInput, '/input')
     const defaults = this.#options.defaultPushTargets?.(definition) ?? []
     const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
+    await this.#checkOpenTasks(request.scope)
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>

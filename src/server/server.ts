@@ -24,6 +24,7 @@ import { Heartbeats } from '../web/sse.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { DEFAULTS } from './defaults.ts'
+import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { createServerLogger } from './redaction.ts'
 import { rootRoutes } from './root-routes.ts'
@@ -57,6 +58,8 @@ export interface SwitchboardOptions {
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
   identity?: IdentityOptions
+  /** Requests per minute and open tasks per principal (docs/security/limits.md); default: none on loopback, generous elsewhere. */
+  limits?: LimitsOptions
   /** Keys that encrypt push credentials at rest (docs/security/secrets.md). */
   secrets?: SecretsOptions
   /** The operator API under /admin (push deliveries). */
@@ -136,6 +139,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       options.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
     ).replace(/\/+$/, '')
 
+  const limits = limitsOf(options.limits, host)
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
   const worker = new PushWorker({
     store,
@@ -158,6 +162,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     fetchFile: createFileFetcher(dispatcher),
     onOutboxWrite: () => worker.wake(),
     defaultPushTargets: clawpediaDefaultTargets,
+    ...(limits.openTasks > 0 && { maxOpenTasks: limits.openTasks }),
     ...options.engine,
     replicaId,
   })
@@ -187,6 +192,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   registerJsonParsers(app)
   const authentication = authenticationOf(options.identity)
   registerAuthentication(app, authentication)
+  registerRateLimit(app, limits)
 
   const mounts: AgentMount[] = agents.all().map((agent) => {
     const prefix = `/agents/${agent.definition.slug}`
