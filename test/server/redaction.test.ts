@@ -10,6 +10,7 @@ import type { Authenticator } from '../../src/identity/authenticator.ts'
 import { SwitchboardError } from '../../src/model/errors.ts'
 import { createServerLogger } from '../../src/server/redaction.ts'
 import { rest, rpc } from '../a2a/helpers.ts'
+import { sendWithPush } from '../helpers/push-secrets.ts'
 import { eventually, request, startServer } from '../helpers/server.ts'
 import { closedPort } from '../push/helpers.ts'
 
@@ -116,19 +117,10 @@ describe('credentials in logs and errors', () => {
       body: { input: {} },
       headers: { authorization: `Bearer ${SECRETS.bearer}` },
     })
-    const created = await rpc(base, 'SendMessage', {
-      message: {
-        messageId: randomUUID(),
-        role: 'ROLE_USER',
-        parts: [{ data: { topic: 'x', filename: 'x.py' } }],
-      },
-      configuration: {
-        taskPushNotificationConfig: {
-          url: `http://127.0.0.1:${port}/a2a`,
-          token: SECRETS.token,
-          authentication: { scheme: 'Bearer', credentials: SECRETS.credentials },
-        },
-      },
+    const created = await sendWithPush(base, {
+      url: `http://127.0.0.1:${port}/a2a`,
+      token: SECRETS.token,
+      credentials: SECRETS.credentials,
     })
     assert.equal(created.status, 200)
     await eventually(async () => {

@@ -3,17 +3,17 @@
  * file, the database holds no credential, notifications still carry them, and a restart reads them.
  */
 import assert from 'node:assert/strict'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import Database from 'better-sqlite3'
 import { secretsFlags } from '../../src/cli/serve-flags/secrets.ts'
 import { createSwitchboard } from '../../src/server/server.ts'
 import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
 import { rpc } from '../a2a/helpers.ts'
 import { instantAgent } from '../helpers/agents.ts'
+import { databaseIn, rawTargets, sendWithPush } from '../helpers/push-secrets.ts'
 import { eventually, startServer } from '../helpers/server.ts'
 import { startReceiver } from '../push/helpers.ts'
 
@@ -25,19 +25,6 @@ after(async () => {
 const TOKEN = 'a2a-token-5f1d0c'
 const CREDENTIALS = 'a2a-credentials-9e2b7a'
 const AUTH_HEADER = 'X-Hook-Secret: clawpedia-secret-3c8d41'
-
-const rawTargets = (dataDir: string): string => {
-  const db = new Database(join(dataDir, 'switchboard.db'), { readonly: true })
-  try {
-    const rows = [
-      ...db.prepare('SELECT target FROM push_configs').all(),
-      ...db.prepare('SELECT target FROM deliveries').all(),
-    ] as { target: string }[]
-    return rows.map((row) => row.target).join('\n')
-  } finally {
-    db.close()
-  }
-}
 
 describe('push credentials at rest', () => {
   it('zero setup: a 0600 key file is generated, the database holds no credential, notifications carry them, a restart reads them', async () => {
@@ -51,20 +38,7 @@ describe('push credentials at rest', () => {
     }
     const server = await startServer(options)
     const base = `${server.url}/agents/python-script-generator`
-    const sent = await rpc(base, 'SendMessage', {
-      message: {
-        messageId: randomUUID(),
-        role: 'ROLE_USER',
-        parts: [{ data: { topic: 'x', filename: 'x.py' } }],
-      },
-      configuration: {
-        taskPushNotificationConfig: {
-          url: receiver.url,
-          token: TOKEN,
-          authentication: { scheme: 'Bearer', credentials: CREDENTIALS },
-        },
-      },
-    })
+    const sent = await sendWithPush(base, { url: receiver.url, token: TOKEN, credentials: CREDENTIALS })
     const taskId = sent.body.result.task.id as string
     const completedFor = (check: (headers: Record<string, unknown>) => boolean) =>
       receiver.received.find((r) => check(r.headers) && r.body.includes('COMPLETED'))
@@ -80,7 +54,7 @@ describe('push credentials at rest', () => {
     const keyFile = join(dataDir, 'secrets.key')
     assert.equal(statSync(keyFile).mode & 0o777, 0o600)
     const key = readFileSync(keyFile, 'utf8')
-    const raw = rawTargets(dataDir)
+    const raw = rawTargets(databaseIn(dataDir))
     for (const secret of [TOKEN, CREDENTIALS, 'clawpedia-secret-3c8d41', key.split('\n')[1]!])
       assert.ok(!raw.includes(secret), `the database holds "${secret}"`)
     assert.match(raw, /"sealed":"v1\./)

@@ -17,6 +17,7 @@ import { SealedStore } from '../../src/store/sealed-store.ts'
 import { keyringOf, openTarget, sealTarget } from '../../src/store/sealing.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
+import { rawTargets } from '../helpers/push-secrets.ts'
 import { A2A, CLAWPEDIA, create, SCOPE, status } from './contract/fixtures.ts'
 
 const newKey = (): string => randomBytes(32).toString('base64')
@@ -80,24 +81,12 @@ describe('sealed store (SQLite file)', () => {
     await store.init()
     return { store, filename }
   }
-  const rawRows = (filename: string): string => {
-    const db = new Database(filename, { readonly: true })
-    try {
-      const rows = [
-        ...db.prepare('SELECT target FROM push_configs').all(),
-        ...db.prepare('SELECT target FROM deliveries').all(),
-      ] as { target: string }[]
-      return rows.map((row) => row.target).join('\n')
-    } finally {
-      db.close()
-    }
-  }
 
   it('push configs and outbox rows hold no credential; every reader gets the target as given', async () => {
     const { store, filename } = await open([OLD])
     try {
       const taskId = await writeEverywhere(store)
-      assertNoCredential(rawRows(filename))
+      assertNoCredential(rawTargets(filename))
       await assertReadsBack(store, taskId)
     } finally {
       await store.close()
