@@ -1,7 +1,7 @@
 import type { FileFetcher } from '../agent/context.ts'
 import type { AgentDefinition } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
-import type { CallerIdentity } from '../model/caller.ts'
+import { type CallerIdentity, scopeOf } from '../model/caller.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import type { JsonObject, TaskEvent } from '../model/events.ts'
 import { fold, headerOf } from '../model/fold.ts'
@@ -42,6 +42,8 @@ export interface EngineOptions {
   onOutboxWrite?: () => void
   /** Where every task of an agent notifies besides the targets its request names (deployment configuration). */
   defaultPushTargets?: (agent: AgentDefinition) => PushTarget[]
+  /** The most non-terminal tasks one principal (tenant and owner) may hold; a creation beyond it is RATE_LIMITED. */
+  maxOpenTasks?: number
   logger?: EngineLogger
 }
 
@@ -147,6 +149,22 @@ export class Engine {
     return this.#admission.running
   }
 
+  /**
+   * The open-task cap, checked before the creation: creations racing past the count may overshoot
+   * it by the number in flight (a soft cap; a hard one would serialise every creation of a principal).
+   */
+  async #checkOpenTasks(scope: Scope): Promise<void> {
+    const cap = this.#options.maxOpenTasks
+    if (cap === undefined) return
+    const open = await this.#store.countOpenTasks(scope)
+    if (open >= cap)
+      throw new SwitchboardError(
+        'RATE_LIMITED',
+        `this caller already has ${open} open tasks, the most allowed; wait for some to finish or cancel them`,
+        { openTasks: open, limit: cap },
+      )
+  }
+
   async submit(request: SubmitRequest): Promise<{ task: Task; created: boolean }> {
     const agent = this.#agents.get(request.agent)
     const { definition } = agent
@@ -155,6 +173,7 @@ export class Engine {
     const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
     const caller = request.caller
     const recorded = recordedCaller(caller)
+    await this.#checkOpenTasks(scopeOf(caller))
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>

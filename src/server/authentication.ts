@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type Authentication, authenticate, challengeOf } from '../identity/authenticate.ts'
 import type { Authenticator, Credentials } from '../identity/authenticator.ts'
 import { ANONYMOUS } from '../model/caller.ts'
+import { credentialHeaders, withoutCredentials } from './redaction.ts'
 
 export interface IdentityOptions {
   /** How callers prove who they are, asked in order (API keys, JWT, mTLS; see docs/security.md). */
@@ -49,13 +50,14 @@ export const registerAuthentication = (app: FastifyInstance, authentication: Aut
     return
   }
   const challenge = challengeOf(authentication)
+  const headers = credentialHeaders(authentication.authenticators)
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public === true) return
     try {
       request.caller = await authenticate(authentication, credentialsOf(request))
     } catch (error) {
       if (challenge) reply.header('www-authenticate', challenge)
-      throw error
+      throw withoutCredentials(error, request.headers, headers)
     }
   })
 }

@@ -24,8 +24,11 @@ import { Heartbeats } from '../web/sse.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { DEFAULTS } from './defaults.ts'
+import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
 import { pushRenderers } from './push-renderers.ts'
+import { createServerLogger } from './redaction.ts'
 import { rootRoutes } from './root-routes.ts'
+import { type SecretsOptions, sealedStoreOf } from './secrets.ts'
 
 export interface SwitchboardOptions {
   agents: AgentDefinition[]
@@ -55,6 +58,10 @@ export interface SwitchboardOptions {
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
   identity?: IdentityOptions
+  /** Requests per minute and open tasks per principal (docs/security/limits.md); default: none on loopback, generous elsewhere. */
+  limits?: LimitsOptions
+  /** Keys that encrypt push credentials at rest (docs/security/secrets.md). */
+  secrets?: SecretsOptions
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -94,8 +101,6 @@ export interface Switchboard {
   close(): Promise<void>
 }
 
-const REDACT = ['req.headers.authorization', 'req.headers.cookie', '*.authHeader', '*.credentials', '*.token']
-
 /** Assembles a Switchboard server: store, engine, and every agent mounted under both dialects. */
 export const createSwitchboard = async (options: SwitchboardOptions): Promise<Switchboard> => {
   const definitions = options.agents.map((agent) => {
@@ -111,8 +116,19 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const logger: Logger =
     options.logger === false
       ? pino({ level: 'silent' })
-      : (options.logger ?? pino({ redact: REDACT, level: options.logLevel ?? 'info' }))
-  const { store, bus } = await openStore(options)
+      : (options.logger ??
+        createServerLogger({
+          level: options.logLevel ?? 'info',
+          authenticators: options.identity?.authenticators ?? [],
+        }))
+  const opened = await openStore(options)
+  const { bus } = opened
+  const store = sealedStoreOf(opened.store, {
+    options: options.secrets,
+    // The embedded store keeps a generated key beside its database; a shared one needs a configured key.
+    ...(options.store === undefined && { dataDir: options.dataDir ?? DEFAULTS.dataDir }),
+    logger,
+  })
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
   const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
@@ -123,6 +139,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       options.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
     ).replace(/\/+$/, '')
 
+  const limits = limitsOf(options.limits, host)
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
   const worker = new PushWorker({
     store,
@@ -145,6 +162,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     fetchFile: createFileFetcher(dispatcher),
     onOutboxWrite: () => worker.wake(),
     defaultPushTargets: clawpediaDefaultTargets,
+    ...(limits.openTasks > 0 && { maxOpenTasks: limits.openTasks }),
     ...options.engine,
     replicaId,
   })
@@ -174,6 +192,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   registerJsonParsers(app)
   const authentication = authenticationOf(options.identity)
   registerAuthentication(app, authentication)
+  registerRateLimit(app, limits)
 
   const mounts: AgentMount[] = agents.all().map((agent) => {
     const prefix = `/agents/${agent.definition.slug}`

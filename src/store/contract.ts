@@ -42,6 +42,9 @@ export interface Store {
 
   listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage>
 
+  /** How many of the scope's tasks are not terminal: what the open-task cap of a principal counts. */
+  countOpenTasks(scope: Scope): Promise<number>
+
   /** Events with `seq > afterSeq`, ascending, at most `limit`. Unscoped: callers check access first. */
   readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEvent[]>
 

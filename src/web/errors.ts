@@ -30,6 +30,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   PUSH_NOT_SUPPORTED: 400,
   EXTENDED_CARD_NOT_CONFIGURED: 400,
   UNAUTHENTICATED: 401,
+  RATE_LIMITED: 429,
   AGENT_ERROR: 500,
   AGENT_INTERRUPTED: 500,
   OUTPUT_SCHEMA_VIOLATION: 500,
@@ -81,7 +82,8 @@ export const errorBodyHandler =
   (logger: EngineLogger) => (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const failure = asSwitchboardError(error)
     if (failure.code === 'INTERNAL')
-      logger.error({ err: failure.cause ?? error, url: request.url }, 'request failed')
+      // The path only: a query string may carry what a client should not have put there (a key).
+      logger.error({ err: failure.cause ?? error, url: request.url.split('?')[0] }, 'request failed')
     const body: { code: string; message: string; details?: object } = {
       code: failure.code,
       message: failure.message,

@@ -1,4 +1,6 @@
 import type { ServeFlagGroup } from './group.ts'
+import { limitsFlags } from './limits.ts'
+import { secretsFlags } from './secrets.ts'
 
 /** Every concern's `serve` settings, registered and resolved in this order. */
-export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = []
+export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [secretsFlags, limitsFlags]

@@ -124,6 +124,14 @@ export class PostgresStore implements Store {
     return rows[0]?.snapshot
   }
 
+  async countOpenTasks(scope: Scope): Promise<number> {
+    const { rows } = await run<{ n: number }>(this.#pool, this.#tasks.countOpen, {
+      tenant: scope.tenant,
+      owner: scope.owner,
+    })
+    return rows[0]!.n
+  }
+
   listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
     return this.#lists.list(scope, query)
   }

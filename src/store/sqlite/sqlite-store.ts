@@ -94,6 +94,10 @@ export class SqliteStore implements Store {
     return row ? currentTask(this.#tasks, row.snapshot) : undefined
   }
 
+  async countOpenTasks(scope: Scope): Promise<number> {
+    return (this.#tasks.countOpen.get(scope.tenant, scope.owner) as { n: number }).n
+  }
+
   async listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
     return listTasks({ tasks: this.#tasks, statements: this.#statements }, scope, query)
   }

@@ -15,6 +15,9 @@ const TASK_SQL = {
   snapshotById: 'SELECT snapshot FROM tasks WHERE id = ?',
   lastSeq: 'SELECT max(seq) AS seq FROM events WHERE task_id = ?',
   taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = ?',
+  // The predicate is the tasks_open index's, word for word, so the count reads only that index.
+  countOpen: `SELECT count(*) AS n FROM tasks
+    WHERE tenant = ? AND owner = ? AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED')`,
   // With a release the run's lease goes too, leaving the task as releaseLease would.
   // better-sqlite3 binds no numbered parameter twice: the run_pending and lease columns are computed
   // by the caller (see appendFolded), and the version is compared as the compare-and-set.

@@ -157,4 +157,30 @@ export const taskCases = (store: CurrentStore): void => {
       assert.deepEqual(await store().readEvents(newId(), 0), [])
     })
   })
+
+  describe('countOpenTasks', () => {
+    it("counts the scope's tasks that are not terminal, and nobody else's", async () => {
+      assert.equal(await store().countOpenTasks(SCOPE), 0)
+      const tasks = await Promise.all(range(4).map(() => create(store())))
+      await create(store(), { header: { ...FOREIGN_SCOPES[0] } })
+      await create(store(), { header: { ...FOREIGN_SCOPES[1] } })
+      assert.equal(await store().countOpenTasks(SCOPE), 4)
+      const [first, second, third] = tasks.map((t) => t.task.id)
+      await store().append({
+        taskId: first!,
+        events: [status('WORKING'), status('INPUT_REQUIRED', { prompt: '?' })],
+      })
+      await store().append({
+        taskId: second!,
+        events: [status('WORKING'), status('COMPLETED', { output: {} })],
+      })
+      await store().append({ taskId: third!, events: [status('CANCELLED')] })
+      assert.equal(
+        await store().countOpenTasks(SCOPE),
+        2,
+        'INPUT_REQUIRED stays open; completed and cancelled do not',
+      )
+      for (const scope of FOREIGN_SCOPES) assert.equal(await store().countOpenTasks(scope), 1)
+    })
+  })
 }
