@@ -373,7 +373,7 @@ describe('configuration', () => {
       const second = join(dir, 'second.pem')
       writeFileSync(first, pem(ecKey.privateKey))
       writeFileSync(second, pem(edKey.privateKey))
-      const resolve = (flags: Record<string, unknown>, env: Record<string, string> = {}, file = {}) =>
+      const resolve = async (flags: Record<string, unknown>, env: Record<string, string> = {}, file = {}) =>
         cardSigningFlags.resolve({ flags, env, file })
       const both = await resolve(
         { cardSigningKey: [`${first},${second}`], cardSigningKid: ['new'] },
@@ -383,9 +383,9 @@ describe('configuration', () => {
         both.cardSigning?.keys.map((k) => k.kid),
         ['new', undefined],
       )
-      assert.equal(both.cardSigning?.keys[0]!.privateKey, pem(ecKey.privateKey))
+      assert.equal(both.cardSigning?.keys[0]?.privateKey, pem(ecKey.privateKey))
       const fromEnv = await resolve({}, { SWITCHBOARD_CARD_SIGNING_KEYS: second })
-      assert.equal(fromEnv.cardSigning?.keys[0]!.privateKey, pem(edKey.privateKey))
+      assert.equal(fromEnv.cardSigning?.keys[0]?.privateKey, pem(edKey.privateKey))
       const fromFile = await resolve(
         {},
         {},
