@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -16,6 +16,7 @@ import { defineAgent } from '../../src/agent/define.ts'
 import { connectOptionsOf } from '../../src/cli/args.ts'
 import { cardSigningFlags } from '../../src/cli/serve-flags/card-signing.ts'
 import { connect } from '../../src/client/connect.ts'
+import { CLIENT_ERROR_CODES } from '../../src/client/errors.ts'
 import { verifyCard } from '../../src/dialects/a2a/wire/signature.ts'
 import type { Authenticator } from '../../src/identity/authenticator.ts'
 import { bearerToken } from '../../src/identity/authenticator.ts'
@@ -427,5 +428,10 @@ describe('configuration', () => {
     assert.equal(connectOptionsOf({}).cardTrust, undefined)
     assert.throws(() => connectOptionsOf({ requireSignedCard: true }), /needs --trust-jwks/)
     assert.throws(() => connectOptionsOf({ trustJwks: 'not a url' }), /--trust-jwks/)
+  })
+
+  it('docs/client.md names every client error code, CARD_UNTRUSTED included', () => {
+    const doc = readFileSync(new URL('../../docs/client.md', import.meta.url), 'utf8')
+    for (const code of Object.keys(CLIENT_ERROR_CODES)) assert.ok(doc.includes(`\`${code}\``), code)
   })
 })
