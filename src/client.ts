@@ -10,6 +10,7 @@
 export { Agent, type InterfaceInfo, type SendOptions } from './client/agent.ts'
 export type { A2aCard, A2aInterface, ClawpediaCard, Discovery, FoundCard } from './client/card.ts'
 export { CardCache, type CardCacheOptions, type CardSource, defaultCardCache } from './client/card-cache.ts'
+export type { CardTrust } from './client/card-trust.ts'
 export { type ConnectOptions, connect } from './client/connect.ts'
 export { type DownloadOptions, type DownloadResult, downloadArtifact } from './client/download.ts'
 export {

@@ -12,6 +12,14 @@ export interface AgentSkill {
   outputModes?: string[]
 }
 
+/** What an agent's Extended Agent Card adds to its public card, for authenticated callers only. */
+export interface ExtendedCard {
+  /** Skills listed after the public ones. */
+  skills?: AgentSkill[]
+  /** Replaces the public description. */
+  description?: string
+}
+
 export interface NotificationConfig {
   endpointUrl: string
   /** One header line, e.g. "Authorization: Bearer …" (the Clawpedia `auth_header`). */
@@ -34,6 +42,11 @@ export interface AgentSpec<I extends JsonObject = JsonObject, O extends JsonObje
   /** Clawpedia capability tags; also the tags of the derived A2A skill. */
   capabilities?: string[]
   skills?: AgentSkill[]
+  /**
+   * An A2A Extended Agent Card (GetExtendedAgentCard): the public card plus these, served to
+   * authenticated callers. Declared on the card only when the server authenticates callers.
+   */
+  extendedCard?: ExtendedCard
   /** JSON Schema (draft-07) of the input object. */
   inputSchema: JsonObject
   /** JSON Schema of the output; a handler returning something else fails with OUTPUT_SCHEMA_VIOLATION. */

@@ -5,6 +5,7 @@ export {
   type AgentSkill,
   type AgentSpec,
   defineAgent,
+  type ExtendedCard,
   type NotificationConfig,
   TaskRejection,
 } from './define.ts'

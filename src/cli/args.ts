@@ -85,6 +85,8 @@ export interface AgentFlags {
   timeout?: string
   prefer?: string
   header?: string[]
+  trustJwks?: string
+  requireSignedCard?: boolean
 }
 
 export const withAgentOptions = (command: Command): Command =>
@@ -93,12 +95,22 @@ export const withAgentOptions = (command: Command): Command =>
     .option('--timeout <ms>', 'per-call timeout in milliseconds', '30000')
     .option('--prefer <kinds>', 'interface preference, comma-separated (default jsonrpc,rest,clawpedia)')
     .option('-H, --header <line...>', 'extra request header "Name: value" (repeatable), e.g. credentials')
+    .option('--trust-jwks <url>', "verify the agent card's signature with this key set (JWKS URL)")
+    .option('--require-signed-card', 'refuse an agent card not signed by a trusted key (needs --trust-jwks)')
 
 export const connectOptionsOf = (flags: AgentFlags): ConnectOptions => {
   const prefer = preferArg(flags.prefer)
+  if (flags.requireSignedCard && flags.trustJwks === undefined)
+    throw new UsageError('--require-signed-card needs --trust-jwks <url>: the keys to verify the card with')
   return {
     timeoutMs: positiveInt(flags.timeout ?? '30000', '--timeout'),
     headers: headerArgs(flags.header),
     ...(prefer && { prefer }),
+    ...(flags.trustJwks !== undefined && {
+      cardTrust: {
+        jwksUrl: urlArg(flags.trustJwks, '--trust-jwks'),
+        ...(flags.requireSignedCard && { requireSignature: true }),
+      },
+    }),
   }
 }

@@ -90,11 +90,12 @@ export const taskCommands = (
           skipped: agent.skipped,
           cards: agent.cards,
           sources: { ...(a2a && { a2a: a2a.source }), ...(clawpedia && { clawpedia: clawpedia.source }) },
+          ...(a2a?.signedBy !== undefined && { signedBy: a2a.signedBy }),
         }
         const lines = [`${agent.name}: ${agent.description}`]
         if (a2a)
           lines.push(
-            `  A2A card:       ${a2a.url} (version ${a2a.card.version}, streaming ${a2a.card.capabilities.streaming === true})`,
+            `  A2A card:       ${a2a.url} (version ${a2a.card.version}, streaming ${a2a.card.capabilities.streaming === true}${a2a.signedBy === undefined ? '' : `, signature verified: key ${a2a.signedBy}`})`,
           )
         if (clawpedia) lines.push(`  Clawpedia card: ${clawpedia.url} (agent_id ${clawpedia.card.agent_id})`)
         const current = agent.interface

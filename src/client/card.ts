@@ -21,6 +21,8 @@ export interface FoundCard<C> {
   /** Where the card was read (after redirects). */
   url: string
   source: CardSource
+  /** The `kid` of the trusted key whose signature verified the card (`''` for a key without one). */
+  signedBy?: string
 }
 
 export interface Discovery {

@@ -4,6 +4,7 @@ import { compileSchema, type Validator } from '../schema/json-schema.ts'
 import { Agent } from './agent.ts'
 import { type Discovery, discover } from './card.ts'
 import type { CardCache } from './card-cache.ts'
+import { type CardTrust, checkCardTrust } from './card-trust.ts'
 import type { DownloadOptions } from './download.ts'
 import { ClientError, OutputSchemaError } from './errors.ts'
 import { followSettings, type HeartbeatOptions, type PollOptions, type ReconnectOptions } from './follow.ts'
@@ -20,6 +21,8 @@ export interface ConnectOptions extends CallOptions {
   allowOrigins?: string[]
   /** Headers for every request to the agent (credentials); never sent to other origins. */
   headers?: Record<string, string>
+  /** Verify the A2A card's signatures against trusted keys (see CardTrust); a badly signed card is refused. */
+  cardTrust?: CardTrust
   /** Card cache (ETag revalidation, Cache-Control max-age). Default: one per process; false: none. */
   cache?: CardCache | false
   /** The schema COMPLETED output must satisfy. Default: the Clawpedia card's output_schema; false: none. */
@@ -87,6 +90,11 @@ export const connect = async (url: string, options: ConnectOptions = {}): Promis
     ...(options.cache !== undefined && { cache: options.cache }),
     ...(options.signal && { signal: options.signal }),
     timeoutMs,
+  })
+  await checkCardTrust(discovery, options.cardTrust, {
+    http,
+    timeoutMs,
+    ...(options.signal && { signal: options.signal }),
   })
   const { transports, skipped } = selectInterfaces(discovery, { prefer, origins, http })
   if (transports.length === 0) {

@@ -13,6 +13,8 @@ export const CLIENT_ERROR_CODES = {
   PROTOCOL_ERROR: 'The agent answered something its protocol does not allow',
   CARD_NOT_FOUND: 'No agent card at the well-known locations',
   CARD_INVALID: 'The agent card does not conform to its schema',
+  CARD_UNTRUSTED:
+    'The agent card is not signed by a trusted key (or not signed when a signature is required)',
   ORIGIN_NOT_ALLOWED: 'A URL is outside the allowed origins',
   NO_USABLE_INTERFACE: 'The agent offers no interface this client can use',
   STREAM_LOST: 'The event stream could not be resumed after repeated attempts',

@@ -23,6 +23,7 @@ import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
+import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
 import { DEFAULTS } from './defaults.ts'
 import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
 import { pushRenderers } from './push-renderers.ts'
@@ -62,6 +63,8 @@ export interface SwitchboardOptions {
   limits?: LimitsOptions
   /** Keys that encrypt push credentials at rest (docs/security/secrets.md). */
   secrets?: SecretsOptions
+  /** Sign the A2A cards (JWS over their JCS form) and publish the keys at /.well-known/jwks.json. */
+  cardSigning?: CardSigningOptions
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -168,6 +171,9 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
 
   const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
+  const authentication = authenticationOf(options.identity)
+  const cardSigning =
+    options.cardSigning && (await loadCardSigning(options.cardSigning, () => `${publicUrl()}${JWKS_PATH}`))
   const server: ServerContext = {
     engine,
     heartbeats,
@@ -177,6 +183,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     logger,
     a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
     checkOutboundUrl: (url) => assertUrlAllowed(url, policy),
+    cardSecurity: {
+      schemes: Object.fromEntries(authentication.authenticators.map((a) => [a.name, a.securityScheme])),
+      anonymous: authentication.authenticators.length > 0 && authentication.anonymous !== undefined,
+    },
+    ...(cardSigning && { signCard: cardSigning.signCard }),
   }
 
   const app = Fastify({
@@ -190,7 +201,6 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }) as unknown as FastifyInstance
   registerJsonParsers(app)
-  const authentication = authenticationOf(options.identity)
   registerAuthentication(app, authentication)
   registerRateLimit(app, limits)
 
@@ -201,6 +211,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const defaultMount: AgentMount = { agent: agents.get(defaultSlug), prefix: '', baseUrl: publicUrl }
   await app.register(rootRoutes, { mounts, server })
   await app.register(adminRoutes, { server, admin: options.admin ?? {}, prefix: '/admin' })
+  if (cardSigning) await app.register(jwksRoutes, { jwks: cardSigning.jwks, server })
   for (const mount of [...mounts, defaultMount]) {
     await app.register(
       async (scoped) => {

@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/engine.ts'
 import type { EngineLogger } from '../engine/logger.ts'
 import type { HostedAgent } from '../engine/registry.ts'
+import type { JsonObject } from '../model/events.ts'
 import type { Heartbeats } from './sse.ts'
 
 /** What every route plugin of a server shares. */
@@ -18,6 +19,18 @@ export interface ServerContext {
   a2aAssumeVersion: boolean
   /** Refuses (URL_NOT_ALLOWED) a URL the outbound policy forbids: push endpoints at registration. */
   checkOutboundUrl(url: string): Promise<void>
+  /** What the cards declare about authentication, from the configured authenticators. */
+  cardSecurity: CardSecurity
+  /** The detached JWS signatures of a card (JCS form, without `signatures`); absent when card signing is off. */
+  signCard?: (card: object) => Promise<{ protected: string; signature: string }[]>
+}
+
+/** How callers authenticate, as a card declares it. */
+export interface CardSecurity {
+  /** Scheme name → SecurityScheme (A2A 1.0 JSON), one per authenticator; empty when authentication is off. */
+  schemes: Readonly<Record<string, JsonObject>>
+  /** Callers without credentials are served too (authenticators configured with allowAnonymous). */
+  anonymous: boolean
 }
 
 /** One agent served under one base path: `/agents/{slug}`, and `''` for the default agent at the root. */

@@ -9,6 +9,7 @@ import type { Task } from '../../model/task.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { pushEnabled } from './card.ts'
 import { toA2aPushConfig, toA2aTask } from './mapping.ts'
+import type { MountCards } from './mount-cards.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
 import type { A2aPushTarget } from './push-target.ts'
 import { liveStream, resumedStream } from './stream.ts'
@@ -26,6 +27,7 @@ import {
   type SendMessageRequest,
 } from './wire/requests.ts'
 import type {
+  A2aAgentCard,
   A2aTask,
   ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
@@ -88,14 +90,16 @@ export class A2aOperations {
   readonly #agent: AgentDefinition
   readonly #caller: Caller
   readonly #identity: CallerIdentity
+  readonly #cards: MountCards
 
   /**
-   * One request's operations: `identity` is who asks, already authenticated (recorded with the
-   * tasks it creates); `caller` its engine scope, by which the store scopes every read.
+   * One request's operations: `caller` is who asks, already authenticated (`identity` says how);
+   * the store scopes every read by it.
    */
   constructor(options: {
     mount: AgentMount
     server: ServerContext
+    cards: MountCards
     caller: Caller
     identity: CallerIdentity
   }) {
@@ -105,6 +109,7 @@ export class A2aOperations {
     this.#agent = options.mount.agent.definition
     this.#caller = options.caller
     this.#identity = options.identity
+    this.#cards = options.cards
   }
 
   get baseUrl(): string {
@@ -266,12 +271,9 @@ export class A2aOperations {
     }
   }
 
-  getExtendedCard(params: unknown): never {
+  getExtendedCard(params: unknown): Promise<A2aAgentCard> {
     checkExtendedCard(params)
-    throw new SwitchboardError(
-      'UNSUPPORTED_OPERATION',
-      'this agent declares no extended agent card (capabilities.extendedAgentCard is false)',
-    )
+    return this.#cards.extendedFor(this.#identity)
   }
 
   /**

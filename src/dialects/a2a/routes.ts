@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { callerOf, engineCallerOf, PUBLIC_ROUTE } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
-import { JSONRPC_PATH, REST_PATH, toA2aCard } from './card.ts'
+import { JSONRPC_PATH, REST_PATH } from './card.ts'
 import { a2aJsonRpcRoutes } from './jsonrpc-routes.ts'
+import { mountCards } from './mount-cards.ts'
 import { A2aOperations } from './operations.ts'
 import { a2aRestRoutes } from './rest-routes.ts'
 
@@ -18,11 +19,18 @@ export const a2aRoutes = async (
 ) => {
   const { mount, server } = options
   const slug = mount.agent.definition.slug
+  const cards = mountCards(mount, server)
   const operationsOf = (request: FastifyRequest) =>
-    new A2aOperations({ mount, server, caller: engineCallerOf(request, slug), identity: callerOf(request) })
+    new A2aOperations({
+      mount,
+      server,
+      cards,
+      caller: engineCallerOf(request, slug),
+      identity: callerOf(request),
+    })
 
-  app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, (request, reply) =>
-    sendCard(request, reply, toA2aCard(mount.agent.definition, mount.baseUrl()), server.startedAt),
+  app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) =>
+    sendCard(request, reply, await cards.public(), server.startedAt),
   )
 
   await app.register(a2aJsonRpcRoutes, { prefix: JSONRPC_PATH, operationsOf, server })

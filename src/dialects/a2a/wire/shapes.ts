@@ -167,6 +167,24 @@ export const AgentCapabilities = Type.Object({
   extendedAgentCard: Type.Optional(Type.Boolean()),
 })
 
+/** How a caller authenticates: one SecurityScheme (an OpenAPI-like oneof, JSON as the authenticator declares it). */
+export const SecurityScheme = Struct
+
+/** One alternative way to satisfy the card: every named scheme, each with the scopes it needs. */
+export const SecurityRequirement = Type.Object({
+  schemes: Type.Record(Type.String(), Type.Object({ list: Type.Optional(Strings) })),
+})
+export type SecurityRequirement = Static<typeof SecurityRequirement>
+
+/** A detached JWS of the card (wire/signature.ts signs and verifies it). */
+export const AgentCardSignature = Type.Object({
+  /** The base64url protected header: `alg`, `typ: "JOSE"`, `kid`, and `jku` (where the key set is). */
+  protected: Type.String({ minLength: 1 }),
+  signature: Type.String({ minLength: 1 }),
+  header: Type.Optional(Struct),
+})
+export type AgentCardSignature = Static<typeof AgentCardSignature>
+
 export const A2aAgentCard = Type.Object({
   name: Type.String(),
   description: Type.String(),
@@ -175,9 +193,12 @@ export const A2aAgentCard = Type.Object({
   version: Type.String(),
   documentationUrl: Type.Optional(Type.String()),
   capabilities: AgentCapabilities,
+  securitySchemes: Type.Optional(Type.Record(Type.String(), SecurityScheme)),
+  securityRequirements: Type.Optional(Type.Array(SecurityRequirement)),
   defaultInputModes: Strings,
   defaultOutputModes: Strings,
   skills: Type.Array(A2aAgentSkill),
+  signatures: Type.Optional(Type.Array(AgentCardSignature)),
 })
 export type A2aAgentCard = Static<typeof A2aAgentCard>
 
