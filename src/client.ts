@@ -11,6 +11,13 @@ export { Agent, type InterfaceInfo, type SendOptions } from './client/agent.ts'
 export type { A2aCard, A2aInterface, ClawpediaCard, Discovery, FoundCard } from './client/card.ts'
 export { CardCache, type CardCacheOptions, type CardSource, defaultCardCache } from './client/card-cache.ts'
 export { type ConnectOptions, connect } from './client/connect.ts'
+export {
+  type ClientCredentials,
+  type CredentialFunction,
+  type CredentialRequest,
+  credentials,
+  type OAuth2ClientCredentials,
+} from './client/credentials.ts'
 export { type DownloadOptions, type DownloadResult, downloadArtifact } from './client/download.ts'
 export {
   CLIENT_ERROR_CODES,

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CardCache } from '../../src/client/card-cache.ts'
 import {
+  CLIENT_ERROR_CODES,
   codeOfStatus,
   ERROR_INFO_REASONS,
   fromClawpediaError,
@@ -119,8 +120,10 @@ describe('error mapping', () => {
   it('every HTTP error status maps to a code of the catalogue or of the client', () => {
     for (let status = 300; status < 600; status++) {
       const code = codeOfStatus(status)
-      assert.ok(code in ERROR_CODES || code === 'PROTOCOL_ERROR', `${status} → ${code}`)
+      assert.ok(code in ERROR_CODES || code in CLIENT_ERROR_CODES, `${status} → ${code}`)
     }
+    assert.equal(codeOfStatus(401), 'UNAUTHENTICATED')
+    assert.equal(codeOfStatus(403), 'FORBIDDEN')
   })
 })
 
