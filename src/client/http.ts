@@ -71,13 +71,20 @@ export class Exchange {
   }
 }
 
+/**
+ * The server did not take the credentials: a 401, or a challenge on another status (RFC 9110
+ * §11.6.1 allows it; a JSON-RPC server answers every error, this one included, with HTTP 200).
+ */
+const refusedCredentials = (response: Response): boolean =>
+  response.status === 401 || response.headers.has('www-authenticate')
+
 /** The server closed a kept-alive connection as the request went out on it. */
 const STALE_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
 
 /**
  * Sends a request; the exchange stays open (the caller reads the body, then ends it). An
  * idempotent request that meets a pooled connection the server has just closed is sent once more
- * on a fresh one: that failure says nothing about the agent. A 401 to a request that carried
+ * on a fresh one: that failure says nothing about the agent. A refusal (401) of a request that carried
  * credentials which can be renewed (an OAuth token the server no longer takes) is sent once more
  * with fresh ones: the server refused it before doing anything, so even a POST is safe to repeat.
  */
@@ -123,7 +130,7 @@ export const send = async (
       exchange.end()
       throw exchange.failure(error, `${method} ${url}`)
     }
-    if (response.status === 401 && !renewed && settings.credentials?.refused(credentials)) {
+    if (refusedCredentials(response) && !renewed && settings.credentials?.refused(credentials)) {
       renewed = true
       await response.body?.cancel()
       continue
