@@ -21,7 +21,7 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client'
 import { defineAgent } from '../../src/agent/define.ts'
-import { ClientError, connect, credentials, type InterfaceKind } from '../../src/client.ts'
+import { type Agent, ClientError, connect, credentials, type InterfaceKind } from '../../src/client.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
 import { TestAuthenticator } from '../helpers/test-authenticator.ts'
 import { type RecordingProxy, recordingProxy, stubServer } from './helpers.ts'
@@ -211,10 +211,15 @@ describe('origin binding', () => {
   })
 })
 
-/** A tiny OAuth 2.0 token endpoint: issues tok-1, tok-2, … (each valid on the server), counts requests. */
+/**
+ * A tiny OAuth 2.0 token endpoint: issues `token(1)`, `token(2)`, … (each valid on the server
+ * while `serverTakesNewTokens`), records each request's form.
+ */
 const tokenEndpoint = async (expiresIn: number[] = []) => {
-  let issued = 0
+  const prefix = randomUUID().slice(0, 8)
   const state = { serverTakesNewTokens: true, forms: [] as URLSearchParams[] }
+  const token = (n: number) => `${prefix}-tok-${n}`
+  let issued = 0
   const endpoint = await stubServer((request) => {
     const form = new URLSearchParams(request.body)
     state.forms.push(form)
@@ -222,87 +227,80 @@ const tokenEndpoint = async (expiresIn: number[] = []) => {
     if (request.headers.authorization !== basic || form.get('grant_type') !== 'client_credentials')
       return { status: 401, body: { error: 'invalid_client', error_description: 'unknown client' } }
     issued += 1
-    const token = `tok-${issued}`
-    if (state.serverTakesNewTokens) auth.tokens.add(token)
+    if (state.serverTakesNewTokens) auth.tokens.add(token(issued))
     return {
       status: 200,
-      body: { access_token: token, token_type: 'Bearer', expires_in: expiresIn[issued - 1] ?? 3600 },
+      body: { access_token: token(issued), token_type: 'Bearer', expires_in: expiresIn[issued - 1] ?? 3600 },
     }
   })
-  return Object.assign(endpoint, {
-    state,
-    oauth2: {
-      tokenUrl: `${endpoint.url}/token`,
-      clientId: 'client-1',
-      clientSecret: 's3cr3t',
-      scope: 'tasks',
-    },
-  })
+  const oauth2 = {
+    tokenUrl: `${endpoint.url}/token`,
+    clientId: 'client-1',
+    clientSecret: 's3cr3t',
+    scope: 'tasks',
+  }
+  return Object.assign(endpoint, { state, token, oauth2 })
+}
+
+type TokenEndpoint = Awaited<ReturnType<typeof tokenEndpoint>>
+
+/** An agent connection with OAuth 2.0 credentials from a fresh token endpoint. */
+const withOAuth2 = async (
+  options: { expiresIn?: number[]; prefer?: InterfaceKind; clientSecret?: string },
+  body: (endpoint: TokenEndpoint, agent: Agent) => Promise<void>,
+) => {
+  const endpoint = await tokenEndpoint(options.expiresIn)
+  try {
+    const agent = await connect(agentUrl, {
+      cache: false,
+      ...(options.prefer && { prefer: [options.prefer] }),
+      credentials: credentials.oauth2({
+        ...endpoint.oauth2,
+        ...(options.clientSecret && { clientSecret: options.clientSecret }),
+      }),
+    })
+    await body(endpoint, agent)
+  } finally {
+    await endpoint.close()
+  }
 }
 
 describe('OAuth 2.0 client credentials', () => {
-  it('many concurrent calls share one token request', async () => {
-    const endpoint = await tokenEndpoint()
-    try {
-      const agent = await connect(agentUrl, {
-        cache: false,
-        credentials: credentials.oauth2(endpoint.oauth2),
-      })
+  it('many concurrent calls share one token request', () =>
+    withOAuth2({}, async (endpoint, agent) => {
       const tasks = await Promise.all(Array.from({ length: 8 }, () => agent.send({})))
       assert.equal(tasks.length, 8)
       assert.equal(endpoint.hits.length, 1)
       assert.equal(endpoint.state.forms[0]!.get('scope'), 'tasks')
-    } finally {
-      await endpoint.close()
-    }
-  })
+    }))
 
-  it('an expired token is replaced before use; a fresh one is reused', async () => {
-    const endpoint = await tokenEndpoint([0, 3600])
-    try {
-      const agent = await connect(agentUrl, {
-        cache: false,
-        credentials: credentials.oauth2(endpoint.oauth2),
-      })
+  it('an expired token is replaced before use; a fresh one is reused', () =>
+    withOAuth2({ expiresIn: [0, 3600] }, async (endpoint, agent) => {
       const from = auth.seen.length
       for (let i = 0; i < 3; i++) await agent.send({})
       assert.equal(endpoint.hits.length, 2)
-      assert.deepEqual(auth.seen.slice(from), ['tok-1', 'tok-2', 'tok-2'])
-    } finally {
-      await endpoint.close()
-    }
-  })
+      assert.deepEqual(auth.seen.slice(from), [endpoint.token(1), endpoint.token(2), endpoint.token(2)])
+    }))
 
-  it('a token the server stops taking is renewed once, and the call succeeds', async () => {
-    const endpoint = await tokenEndpoint()
-    try {
-      const agent = await connect(agentUrl, {
-        cache: false,
-        credentials: credentials.oauth2(endpoint.oauth2),
-      })
-      await agent.send({})
-      auth.tokens.delete('tok-1')
-      const from = auth.seen.length
-      assert.equal((await (await agent.send({})).wait({ timeoutMs: 5000 })).state, 'COMPLETED')
-      assert.deepEqual(auth.seen.slice(from, from + 2), ['tok-1', 'tok-2'])
-      assert.equal(endpoint.hits.length, 2)
-      // A server that refuses every token: one renewal, then the 401 is the answer.
-      auth.tokens.delete('tok-2')
-      endpoint.state.serverTakesNewTokens = false
-      await assert.rejects(agent.send({}), rejectsWith('UNAUTHENTICATED'))
-      assert.equal(endpoint.hits.length, 3)
-    } finally {
-      await endpoint.close()
-    }
-  })
+  for (const kind of KINDS) {
+    it(`${kind}: a token the server stops taking is renewed once, and the call succeeds`, () =>
+      withOAuth2({ prefer: kind }, async (endpoint, agent) => {
+        await agent.send({})
+        auth.tokens.delete(endpoint.token(1))
+        const from = auth.seen.length
+        assert.equal((await (await agent.send({})).wait({ timeoutMs: 5000 })).state, 'COMPLETED')
+        assert.deepEqual(auth.seen.slice(from, from + 2), [endpoint.token(1), endpoint.token(2)])
+        assert.equal(endpoint.hits.length, 2)
+        // A server that refuses every token: one renewal, then the refusal is the answer.
+        auth.tokens.delete(endpoint.token(2))
+        endpoint.state.serverTakesNewTokens = false
+        await assert.rejects(agent.send({}), rejectsWith('UNAUTHENTICATED'))
+        assert.equal(endpoint.hits.length, 3)
+      }))
+  }
 
   it('a refused client is UNAUTHENTICATED with the OAuth error, never the secret', async () => {
-    const endpoint = await tokenEndpoint()
-    try {
-      const agent = await connect(agentUrl, {
-        cache: false,
-        credentials: credentials.oauth2({ ...endpoint.oauth2, clientSecret: 'wrong-secret' }),
-      })
+    await withOAuth2({ clientSecret: 'wrong-secret' }, async (_endpoint, agent) => {
       await assert.rejects(
         agent.send({}),
         rejectsWith('UNAUTHENTICATED', (error) => {
@@ -310,19 +308,20 @@ describe('OAuth 2.0 client credentials', () => {
           assert.doesNotMatch(JSON.stringify({ m: error.message, d: error.details }), /wrong-secret/)
         }),
       )
-      await assert.rejects(
-        connect(agentUrl, {
-          cache: false,
-          credentials: credentials.oauth2({ ...endpoint.oauth2, tokenUrl: 'http://auth.example.com/token' }),
+    })
+    await assert.rejects(
+      connect(agentUrl, {
+        cache: false,
+        credentials: credentials.oauth2({
+          tokenUrl: 'http://auth.example.com/token',
+          clientId: 'c',
+          clientSecret: 's',
         }),
-        rejectsWith('INVALID_REQUEST', (error) => assert.match(error.message, /must be https/)),
-      )
-    } finally {
-      await endpoint.close()
-    }
+      }),
+      rejectsWith('INVALID_REQUEST', (error) => assert.match(error.message, /must be https/)),
+    )
   })
 })
-
 describe('@a2a-js/sdk interop with authentication', () => {
   let sdk: SdkAgent
   before(async () => {
