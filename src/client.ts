@@ -12,6 +12,13 @@ export type { A2aCard, A2aInterface, ClawpediaCard, Discovery, FoundCard } from 
 export { CardCache, type CardCacheOptions, type CardSource, defaultCardCache } from './client/card-cache.ts'
 export type { CardTrust } from './client/card-trust.ts'
 export { type ConnectOptions, connect } from './client/connect.ts'
+export {
+  type ClientCredentials,
+  type CredentialFunction,
+  type CredentialRequest,
+  credentials,
+  type OAuth2ClientCredentials,
+} from './client/credentials.ts'
 export { type DownloadOptions, type DownloadResult, downloadArtifact } from './client/download.ts'
 export {
   CLIENT_ERROR_CODES,

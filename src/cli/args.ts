@@ -4,6 +4,7 @@ import type { ConnectOptions } from '../client/connect.ts'
 import { INTERFACE_KINDS, type InterfaceKind } from '../client/types.ts'
 import type { JsonObject } from '../model/events.ts'
 import { isTaskState, TASK_STATES, type TaskState } from '../model/states.ts'
+import { type CredentialFlags, credentialsFor } from './credentials.ts'
 import { UsageError } from './exit-codes.ts'
 
 /** A JSON object given inline or as `@file` (`@-` reads stdin). */
@@ -80,7 +81,7 @@ export const preferArg = (value: string | undefined): InterfaceKind[] | undefine
 }
 
 /** The options every command that talks to an agent shares. */
-export interface AgentFlags {
+export interface AgentFlags extends CredentialFlags {
   json?: boolean
   timeout?: string
   prefer?: string
@@ -94,14 +95,22 @@ export const withAgentOptions = (command: Command): Command =>
     .option('--json', 'machine-readable output (JSON; one JSON object per line when following)')
     .option('--timeout <ms>', 'per-call timeout in milliseconds', '30000')
     .option('--prefer <kinds>', 'interface preference, comma-separated (default jsonrpc,rest,clawpedia)')
-    .option('-H, --header <line...>', 'extra request header "Name: value" (repeatable), e.g. credentials')
+    .option(
+      '-H, --header <line...>',
+      'extra request header "Name: value" (repeatable), sent to the agent\'s origin only',
+    )
+    .option('--token <token>', 'bearer token for the agent (env SWITCHBOARD_TOKEN), sent to its origin only')
+    .option('--api-key <key>', 'API key for the agent, sent in --api-key-header to its origin only')
+    .option('--api-key-header <name>', 'the header that carries --api-key (default X-API-Key)')
     .option('--trust-jwks <url>', "verify the agent card's signature with this key set (JWKS URL)")
     .option('--require-signed-card', 'refuse an agent card not signed by a trusted key (needs --trust-jwks)')
 
-export const connectOptionsOf = (flags: AgentFlags): ConnectOptions => {
+/** How to reach the agent at `url`: the flags, and its credentials (see credentialsFor). */
+export const connectOptionsOf = (url: string, flags: AgentFlags): ConnectOptions => {
   const prefer = preferArg(flags.prefer)
   if (flags.requireSignedCard && flags.trustJwks === undefined)
     throw new UsageError('--require-signed-card needs --trust-jwks <url>: the keys to verify the card with')
+  const credentials = credentialsFor(url, flags)
   return {
     timeoutMs: positiveInt(flags.timeout ?? '30000', '--timeout'),
     headers: headerArgs(flags.header),
@@ -112,5 +121,6 @@ export const connectOptionsOf = (flags: AgentFlags): ConnectOptions => {
         ...(flags.requireSignedCard && { requireSignature: true }),
       },
     }),
+    ...(credentials && { credentials }),
   }
 }

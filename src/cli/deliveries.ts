@@ -34,17 +34,19 @@ const admin = async (flags: AdminFlags, path: string, method = 'GET'): Promise<u
   ).replace(/\/+$/, '')
   const token = flags.token ?? process.env.SWITCHBOARD_ADMIN_TOKEN
   const timeoutMs = positiveInt(flags.timeout ?? '30000', '--timeout')
-  const [{ requestJson }, { fromClawpediaError }] = await Promise.all([
+  const [{ requestJson }, { fromClawpediaError }, { OriginCredentials }] = await Promise.all([
     import('../client/http.ts'),
     import('../client/errors.ts'),
+    import('../client/credentials.ts'),
   ])
-  const answer = await requestJson(
-    { headers: token ? { authorization: `Bearer ${token}` } : {}, timeoutMs },
-    `${server}/admin${path}`,
-    { method, headers: { accept: 'application/json' } },
-  )
+  const credentials = new OriginCredentials(server, token ? { credentials: { bearer: token } } : {})
+  const answer = await requestJson({ credentials, timeoutMs }, `${server}/admin${path}`, {
+    method,
+    headers: { accept: 'application/json' },
+  })
   // The admin API answers errors in the Clawpedia shape: { error: { code, message } }.
-  if (answer.status < 200 || answer.status >= 300) throw fromClawpediaError(answer.body, answer.status)
+  if (answer.status < 200 || answer.status >= 300)
+    throw fromClawpediaError(answer.body, answer.status, answer.headers)
   return answer.body
 }
 

@@ -12,8 +12,12 @@ export const EXIT = {
   CONNECTION: 3,
   /** The agent or server answered with an error, or with something the protocol does not allow. */
   PROTOCOL: 4,
-  /** A followed task is waiting for input (INPUT_REQUIRED or AUTH_REQUIRED). */
+  /** A followed task is waiting for input (INPUT_REQUIRED). */
   INPUT_REQUIRED: 5,
+  /** A followed task is waiting for the caller to authorize something (AUTH_REQUIRED). */
+  AUTH_REQUIRED: 6,
+  /** The agent or server refused the credentials, or none were given (UNAUTHENTICATED, FORBIDDEN). */
+  UNAUTHENTICATED: 7,
 } as const
 
 /** A command-line mistake: reported with the usage hint, exit 2. */
@@ -34,20 +38,23 @@ export const exitCodeOfState = (state: TaskState): number => {
     case 'REJECTED':
       return EXIT.TASK_UNSUCCESSFUL
     case 'INPUT_REQUIRED':
-    case 'AUTH_REQUIRED':
       return EXIT.INPUT_REQUIRED
+    case 'AUTH_REQUIRED':
+      return EXIT.AUTH_REQUIRED
     default:
       return EXIT.OK
   }
 }
 
 const CONNECTION_CODES = new Set(['CONNECTION_FAILED', 'TIMEOUT', 'STREAM_LOST'])
+const CREDENTIAL_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN'])
 
 /** The exit status for an error: usage, connection, or what the other side said. */
 export const exitCodeOfError = (error: unknown): number => {
   if (error instanceof UsageError) return EXIT.USAGE
   const code = (error as { code?: unknown })?.code
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return EXIT.CONNECTION
+  if (typeof code === 'string' && CREDENTIAL_CODES.has(code)) return EXIT.UNAUTHENTICATED
   if (code === 'INVALID_REQUEST' && (error as { status?: unknown }).status === undefined) return EXIT.USAGE
   return EXIT.PROTOCOL
 }
@@ -59,4 +66,6 @@ Exit codes:
   2  bad usage (unknown option, missing argument, invalid JSON or URL)
   3  the agent or server could not be reached (refused, DNS, TLS, timeout, stream lost)
   4  the agent or server answered with an error, or broke its protocol
-  5  a followed task waits for input (INPUT_REQUIRED / AUTH_REQUIRED)`
+  5  a followed task waits for input (INPUT_REQUIRED)
+  6  a followed task waits for the caller to authorize something (AUTH_REQUIRED)
+  7  the credentials are missing or refused (UNAUTHENTICATED, FORBIDDEN)`

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import type { Command } from 'commander'
 import type { Agent } from '../client/agent.ts'
 import type { TaskHandle } from '../client/task-handle.ts'
+import type { RemoteTask } from '../client/types.ts'
 import { isTerminal } from '../model/states.ts'
 import {
   type AgentFlags,
@@ -18,10 +19,16 @@ import { describeArtifact, describeTask, describeUpdate, Output, table } from '.
 /** The client is loaded when a command runs, not for --help or a usage error: start-up time counts. */
 const open = async (url: string, flags: AgentFlags): Promise<Agent> => {
   const target = urlArg(url, 'the agent URL')
-  const options = connectOptionsOf(flags)
+  const options = connectOptionsOf(target, flags)
   const { connect } = await import('../client/connect.ts')
   return connect(target, options)
 }
+
+/** What the caller has to do for a task that stopped to wait for it. */
+const interruption = (task: RemoteTask): string =>
+  task.state === 'AUTH_REQUIRED'
+    ? `task ${task.id} needs authorization: ${task.prompt ?? ''}\n  complete the step the agent describes (never send a credential in a message), then: switchboard watch <url> ${task.id}`
+    : `task ${task.id} waits for input: ${task.prompt ?? ''}\n  answer with: switchboard input <url> ${task.id} '<json>'`
 
 /**
  * Follows a task until it ends or waits for input. `live`: every update is printed as it comes;
@@ -39,12 +46,7 @@ const follow = async (handle: TaskHandle, out: Output, live: boolean): Promise<n
   }
   const task = handle.task
   if (!live) out.result(task, describeTask(task))
-  else if (!out.json && !isTerminal(task.state)) {
-    out.result(
-      task,
-      `task ${task.id} waits for input: ${task.prompt ?? ''}\n  answer with: switchboard input <url> ${task.id} '<json>'`,
-    )
-  }
+  else if (!out.json && !isTerminal(task.state)) out.result(task, interruption(task))
   return exitCodeOfState(task.state)
 }
 

@@ -23,7 +23,11 @@ const untrusted = (message: string, details: Record<string, unknown>): ClientErr
 
 /** The keys of the trusted key set; only the transport settings are shared, never the agent's credentials. */
 const fetchJwks = async (url: string, http: HttpSettings, options: CallOptions): Promise<TrustedKey[]> => {
-  const answer = await requestJson({ ...http, headers: {} }, url, {
+  const transport: HttpSettings = {
+    timeoutMs: http.timeoutMs,
+    ...(http.dispatcher && { dispatcher: http.dispatcher }),
+  }
+  const answer = await requestJson(transport, url, {
     headers: { accept: 'application/jwk-set+json, application/json' },
     ...(options.signal && { signal: options.signal }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),

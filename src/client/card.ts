@@ -4,7 +4,7 @@ import { ClawpediaCard } from '../dialects/clawpedia/wire/shapes.ts'
 import { isObject } from '../model/json.ts'
 import { compileSchema } from '../schema/json-schema.ts'
 import { type CachedCard, type CardCache, type CardSource, defaultCardCache } from './card-cache.ts'
-import { ClientError, codeOfStatus } from './errors.ts'
+import { bareStatus, ClientError } from './errors.ts'
 import { type HttpSettings, type JsonAnswer, requestJson } from './http.ts'
 import type { OriginPolicy } from './origins.ts'
 import type { CallOptions } from './types.ts'
@@ -160,34 +160,42 @@ const MAX_REDIRECTS = 3
 /**
  * One card location, through the cache. Undefined when nothing is there (404, 410, or a body
  * that is not JSON: single-page apps answer 200 with HTML for any path). Redirects are followed
- * by hand so every hop is checked against the origin policy.
+ * by hand so every hop is checked against the origin policy. The card is public: it is asked for
+ * without credentials, and with them only when the agent's own origin answers 401 or 403 (a
+ * deployment that guards everything); such a card is not cached, as it is the caller's own.
  */
 export const fetchCard = async (
   url: string,
   options: DiscoverOptions,
 ): Promise<{ body: unknown; url: string; source: CardSource } | undefined> => {
   const cache = options.cache === false ? undefined : (options.cache ?? defaultCardCache)
+  const { credentials, ...anonymous } = options.http
   let target = url
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     options.origins.assert(target, 'the agent card URL')
-    const key = `${target}\n${options.http.headers.authorization ?? ''}`
-    const entry = cache?.get(key)
+    const entry = cache?.get(target)
     if (entry && cache!.isFresh(entry)) return { body: entry.body, url: target, source: 'cache' }
-    const answer = await requestJson(options.http, target, {
-      headers: { accept: 'application/json', 'a2a-version': A2A_VERSION, ...conditional(entry) },
+    const spec = {
+      headers: { accept: 'application/json', 'a2a-version': A2A_VERSION },
       ...(options.signal && { signal: options.signal }),
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    }
+    let answer = await requestJson(anonymous, target, {
+      ...spec,
+      headers: { ...spec.headers, ...conditional(entry) },
     })
     if (answer.status === 304 && entry) {
-      cache!.revalidated(key, entry, answer.headers)
+      cache!.revalidated(target, entry, answer.headers)
       return { body: entry.body, url: target, source: 'revalidated' }
     }
+    const guarded = (answer.status === 401 || answer.status === 403) && credentials?.covers(target)
+    if (guarded) answer = await requestJson(options.http, target, spec)
     const location = answer.headers.get('location')
     if (answer.status >= 300 && answer.status < 400 && location) {
       target = new URL(location, target).href
       continue
     }
-    return readCard(answer, target, key, cache)
+    return readCard(answer, target, guarded ? undefined : cache)
   }
   throw new ClientError('PROTOCOL_ERROR', `more than ${MAX_REDIRECTS} redirects fetching the card at ${url}`)
 }
@@ -202,21 +210,17 @@ const conditional = (entry: CachedCard | undefined): Record<string, string> => {
 const readCard = (
   answer: JsonAnswer,
   url: string,
-  key: string,
   cache: CardCache | undefined,
 ): { body: unknown; url: string; source: CardSource } | undefined => {
   if (answer.status === 404 || answer.status === 410) return undefined
   if (answer.status < 200 || answer.status >= 300) {
-    throw new ClientError(
-      codeOfStatus(answer.status),
+    throw bareStatus(
+      answer.status,
       `fetching the agent card at ${url}: HTTP ${answer.status}`,
-      {
-        status: answer.status,
-        unreachable: answer.status >= 502,
-      },
+      answer.headers,
     )
   }
   if (answer.body === undefined) return undefined
-  cache?.store(key, answer.body, answer.headers)
+  cache?.store(url, answer.body, answer.headers)
   return { body: answer.body, url, source: 'network' }
 }

@@ -5,6 +5,7 @@ import { Agent } from './agent.ts'
 import { type Discovery, discover } from './card.ts'
 import type { CardCache } from './card-cache.ts'
 import { type CardTrust, checkCardTrust } from './card-trust.ts'
+import { type ClientCredentials, OriginCredentials } from './credentials.ts'
 import type { DownloadOptions } from './download.ts'
 import { ClientError, OutputSchemaError } from './errors.ts'
 import { followSettings, type HeartbeatOptions, type PollOptions, type ReconnectOptions } from './follow.ts'
@@ -19,7 +20,12 @@ export interface ConnectOptions extends CallOptions {
   prefer?: InterfaceKind[]
   /** When set, only these origins are contacted: the agent URL, its cards and every interface. */
   allowOrigins?: string[]
-  /** Headers for every request to the agent (credentials); never sent to other origins. */
+  /**
+   * How to authenticate: `credentials.bearer(token)`, `.apiKey(key, header)`, `.oauth2({…})` or
+   * `.custom(fn)`. Sent only to the origin of `url`, never to another (see docs/security/client.md).
+   */
+  credentials?: ClientCredentials
+  /** Headers for every request to the agent's origin (like credentials, never sent to another). */
   headers?: Record<string, string>
   /** Verify the A2A card's signatures against trusted keys (see CardTrust); a badly signed card is refused. */
   cardTrust?: CardTrust
@@ -79,7 +85,10 @@ export const connect = async (url: string, options: ConnectOptions = {}): Promis
   const origins = new OriginPolicy(options.allowOrigins)
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const http: HttpSettings = {
-    headers: lowerCased(options.headers ?? {}),
+    credentials: new OriginCredentials(url, {
+      ...(options.headers && { headers: options.headers }),
+      ...(options.credentials && { credentials: options.credentials }),
+    }),
     timeoutMs,
     ...(options.dispatcher && { dispatcher: options.dispatcher }),
   }
@@ -111,7 +120,7 @@ export const connect = async (url: string, options: ConnectOptions = {}): Promis
     timeoutMs,
     download: {
       trustedOrigins: [...new Set(transports.map((t) => new URL(t.url).origin))],
-      headers: http.headers,
+      ...(http.credentials && { credentials: http.credentials }),
       timeoutMs,
       ...(options.download && { defaults: options.download }),
     },
@@ -119,6 +128,3 @@ export const connect = async (url: string, options: ConnectOptions = {}): Promis
   }
   return new Agent({ interfaces: context.interfaces, context, discovery, skipped })
 }
-
-const lowerCased = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))

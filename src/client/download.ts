@@ -8,6 +8,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import { fetch } from 'undici'
 import { isSwitchboardError } from '../model/errors.ts'
 import { assertUrlAllowed, createGuardedDispatcher, findRefusal } from '../outbound/ssrf.ts'
+import type { OriginCredentials } from './credentials.ts'
 import { bareStatus, ClientError } from './errors.ts'
 import { Exchange } from './http.ts'
 import type { CallOptions, RemoteArtifact } from './types.ts'
@@ -30,10 +31,11 @@ export interface DownloadResult {
   mediaType?: string
 }
 
-/** What the connection contributes: its agent's own origins are trusted, and get its headers. */
+/** What the connection contributes: its agent's own origins are trusted, and its credentials. */
 export interface DownloadContext {
   trustedOrigins: readonly string[]
-  headers: Record<string, string>
+  /** Sent to their own origin only: never to a file host, never after a redirect to another origin. */
+  credentials?: OriginCredentials
   timeoutMs: number
   /** The connection's defaults for the guard's allowances and the size cap. */
   defaults?: Omit<DownloadOptions, 'to' | 'signal' | 'timeoutMs'>
@@ -81,8 +83,8 @@ const inlineBytes = (artifact: RemoteArtifact): Buffer | undefined => {
  * renamed into place, never held in memory; the size cap applies to what arrives, whatever the
  * headers claim. Every hop (redirects are followed by hand) goes through the SSRF guard: an
  * address that is loopback, private, link-local or otherwise not public is refused unless
- * allowed, except the agent's own origin, which the caller chose to talk to (and only it gets the
- * connection's credentials).
+ * allowed, except the agent's own origins, which the caller chose to talk to. Only the origin the
+ * credentials are bound to gets them.
  */
 export const downloadArtifact = async (
   artifact: RemoteArtifact,
@@ -161,7 +163,6 @@ const fetchToFile = async (
     } catch (error) {
       throw refused(error) ?? error
     }
-    const trusted = context.trustedOrigins.includes(url.origin)
     const dispatcher = createGuardedDispatcher(policy)
     const exchange = new Exchange(options.signal, options.timeoutMs ?? context.timeoutMs)
     try {
@@ -171,7 +172,7 @@ const fetchToFile = async (
           dispatcher,
           redirect: 'manual',
           signal: exchange.signal,
-          headers: trusted ? context.headers : {},
+          headers: (await context.credentials?.headersFor(url.href)) ?? {},
         })
       } catch (error) {
         throw refused(error) ?? exchange.failure(error, `GET ${url.href}`)

@@ -1,5 +1,6 @@
 import { ERROR_CODES, type ErrorCode, type ErrorDetails, type FieldViolation } from '../model/errors.ts'
 import { isObject } from '../model/json.ts'
+import type { HeaderReader } from './card-cache.ts'
 import type { RemoteTask } from './types.ts'
 
 /**
@@ -18,6 +19,9 @@ export const CLIENT_ERROR_CODES = {
   ORIGIN_NOT_ALLOWED: 'A URL is outside the allowed origins',
   NO_USABLE_INTERFACE: 'The agent offers no interface this client can use',
   STREAM_LOST: 'The event stream could not be resumed after repeated attempts',
+  // A server's 403 (its credentials are valid, but not for this); a client code until the server
+  // catalogue has one of its own.
+  FORBIDDEN: 'The credentials are valid but do not allow this operation',
 } as const
 
 export type ClientOnlyCode = keyof typeof CLIENT_ERROR_CODES
@@ -81,6 +85,27 @@ const describeCode = (code: ClientErrorCode): string =>
 export const isCatalogueCode = (value: unknown): value is ErrorCode =>
   typeof value === 'string' && Object.hasOwn(ERROR_CODES, value)
 
+/** A code a server may name in its error body: the catalogue's, and FORBIDDEN. */
+const isServerCode = (value: unknown): value is ClientErrorCode =>
+  isCatalogueCode(value) || value === 'FORBIDDEN'
+
+const AUTH_CODES: ReadonlySet<ClientErrorCode> = new Set(['UNAUTHENTICATED', 'FORBIDDEN'])
+
+/**
+ * An authentication failure keeps the server's challenge (`WWW-Authenticate`: the scheme, realm
+ * and scope it wants) in `details.challenge`, so the caller can tell what to send.
+ */
+const withChallenge = (error: ClientError, headers: HeaderReader | undefined): ClientError => {
+  const challenge = headers?.get('www-authenticate')
+  if (challenge && AUTH_CODES.has(error.code)) {
+    return new ClientError(error.code, error.message, {
+      ...(error.status !== undefined && { status: error.status }),
+      details: { ...error.details, challenge },
+    })
+  }
+  return error
+}
+
 /** A2A JSON-RPC error codes (digest §4.2) and the catalogue code each stands for. */
 export const JSON_RPC_CODES: Readonly<Record<number, ClientErrorCode>> = {
   [-32700]: 'INVALID_JSON',
@@ -119,12 +144,14 @@ export const ERROR_INFO_REASONS: Readonly<Record<string, ClientErrorCode>> = {
   METHOD_NOT_FOUND: 'METHOD_NOT_FOUND',
   INTERNAL: 'INTERNAL',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
+  PERMISSION_DENIED: 'FORBIDDEN',
   UNAVAILABLE: 'UNAVAILABLE',
 }
 
 /** When nothing in the body names the error, the HTTP status still says roughly what went wrong. */
 export const codeOfStatus = (status: number): ClientErrorCode => {
-  if (status === 401 || status === 403) return 'UNAUTHENTICATED'
+  if (status === 401) return 'UNAUTHENTICATED'
+  if (status === 403) return 'FORBIDDEN'
   if (status === 404) return 'METHOD_NOT_FOUND'
   if (status === 409) return 'INVALID_TRANSITION'
   if (status === 413) return 'PAYLOAD_TOO_LARGE'
@@ -165,7 +192,7 @@ const readDetails = (details: unknown): { info?: ErrorInfo; violations?: FieldVi
  */
 const a2aCode = (info: ErrorInfo | undefined, fallback: ClientErrorCode): ClientErrorCode => {
   const ours = info?.metadata?.code
-  if (isCatalogueCode(ours)) return ours
+  if (isServerCode(ours)) return ours
   const reason = typeof info?.reason === 'string' ? ERROR_INFO_REASONS[info.reason] : undefined
   return reason ?? fallback
 }
@@ -182,11 +209,14 @@ const detailsOf = (info: ErrorInfo | undefined, violations: FieldViolation[] | u
 const MISSING_OR_DOWN = new Set([404, 405, 501, 502, 503, 504])
 
 /** An HTTP error with no protocol error body: only the status speaks. */
-export const bareStatus = (status: number, what = `HTTP ${status}`): ClientError =>
-  new ClientError(codeOfStatus(status), what, { status, unreachable: MISSING_OR_DOWN.has(status) })
+export const bareStatus = (status: number, what = `HTTP ${status}`, headers?: HeaderReader): ClientError =>
+  withChallenge(
+    new ClientError(codeOfStatus(status), what, { status, unreachable: MISSING_OR_DOWN.has(status) }),
+    headers,
+  )
 
 /** A JSON-RPC error object as a ClientError. */
-export const fromJsonRpcError = (error: unknown, status: number): ClientError => {
+export const fromJsonRpcError = (error: unknown, status: number, headers?: HeaderReader): ClientError => {
   if (!isObject(error))
     return new ClientError('PROTOCOL_ERROR', 'the JSON-RPC error is not an object', { status })
   const rpcCode = typeof error.code === 'number' ? error.code : undefined
@@ -195,33 +225,36 @@ export const fromJsonRpcError = (error: unknown, status: number): ClientError =>
   const message = typeof error.message === 'string' ? error.message : `JSON-RPC error ${rpcCode}`
   const details = detailsOf(info, violations)
   if (rpcCode !== undefined) details.jsonRpcCode = rpcCode
-  return new ClientError(a2aCode(info, fallback), message, { status, details })
+  return withChallenge(new ClientError(a2aCode(info, fallback), message, { status, details }), headers)
 }
 
 /** An A2A HTTP+JSON error answer (`{ error: google.rpc.Status }`) as a ClientError. */
-export const fromRestError = (body: unknown, status: number): ClientError => {
+export const fromRestError = (body: unknown, status: number, headers?: HeaderReader): ClientError => {
   const error = isObject(body) && isObject(body.error) ? body.error : undefined
-  if (!error) return bareStatus(status)
+  if (!error) return bareStatus(status, undefined, headers)
   const { info, violations } = readDetails(error.details)
   const message = typeof error.message === 'string' ? error.message : `HTTP ${status}`
-  return new ClientError(a2aCode(info, codeOfStatus(status)), message, {
-    status,
-    details: detailsOf(info, violations),
-  })
+  return withChallenge(
+    new ClientError(a2aCode(info, codeOfStatus(status)), message, {
+      status,
+      details: detailsOf(info, violations),
+    }),
+    headers,
+  )
 }
 
 /**
  * A Clawpedia error answer (`{ error: { code, message, details } }`). The reference leaves codes
  * free-form; ours are catalogue codes, anything else falls back to the HTTP status.
  */
-export const fromClawpediaError = (body: unknown, status: number): ClientError => {
+export const fromClawpediaError = (body: unknown, status: number, headers?: HeaderReader): ClientError => {
   const error = isObject(body) && isObject(body.error) ? body.error : undefined
-  if (!error) return bareStatus(status)
-  const code = isCatalogueCode(error.code) ? error.code : codeOfStatus(status)
+  if (!error) return bareStatus(status, undefined, headers)
+  const code = isServerCode(error.code) ? error.code : codeOfStatus(status)
   const details: ErrorDetails = isObject(error.details) ? { ...error.details } : {}
   if (typeof error.code === 'string' && error.code !== code) details.remoteCode = error.code
   const message = typeof error.message === 'string' ? error.message : `HTTP ${status}`
-  return new ClientError(code, message, { status, details })
+  return withChallenge(new ClientError(code, message, { status, details }), headers)
 }
 
 /** Connection-phase failures: nothing reached the agent, so another interface may be tried. */

@@ -1,10 +1,11 @@
 import { type Dispatcher, fetch, type Response } from 'undici'
+import type { OriginCredentials } from './credentials.ts'
 import { ClientError, causeCode, fromNetworkError } from './errors.ts'
 
 /** What every request of one agent connection shares. */
 export interface HttpSettings {
-  /** Sent on every request (credentials, tracing). */
-  headers: Record<string, string>
+  /** The connection's credentials: added to requests to their own origin only. */
+  credentials?: OriginCredentials
   /** Default per-call timeout. */
   timeoutMs: number
   dispatcher?: Dispatcher
@@ -70,14 +71,22 @@ export class Exchange {
   }
 }
 
-/** Sends a request; the exchange stays open (the caller reads the body, then ends it). */
+/**
+ * The server did not take the credentials: a 401, or a challenge on another status (RFC 9110
+ * §11.6.1 allows it; a JSON-RPC server answers every error, this one included, with HTTP 200).
+ */
+const refusedCredentials = (response: Response): boolean =>
+  response.status === 401 || response.headers.has('www-authenticate')
+
 /** The server closed a kept-alive connection as the request went out on it. */
 const STALE_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
 
 /**
  * Sends a request; the exchange stays open (the caller reads the body, then ends it). An
  * idempotent request that meets a pooled connection the server has just closed is sent once more
- * on a fresh one: that failure says nothing about the agent.
+ * on a fresh one: that failure says nothing about the agent. A refusal (401) of a request that carried
+ * credentials which can be renewed (an OAuth token the server no longer takes) is sent once more
+ * with fresh ones: the server refused it before doing anything, so even a POST is safe to repeat.
  */
 export const send = async (
   settings: HttpSettings,
@@ -87,28 +96,46 @@ export const send = async (
   const method = spec.method ?? 'GET'
   const idempotent = spec.idempotent ?? (method === 'GET' || method === 'HEAD')
   const exchange = new Exchange(spec.signal, spec.timeoutMs ?? settings.timeoutMs)
-  for (let attempt = 1; ; attempt++) {
+  let renewed = false
+  let resent = false
+  for (;;) {
+    let credentials: Record<string, string>
     try {
-      const response = await fetch(url, {
+      credentials = (await settings.credentials?.headersFor(url)) ?? {}
+    } catch (error) {
+      exchange.end()
+      throw error
+    }
+    let response: Response
+    try {
+      response = await fetch(url, {
         method,
-        headers: { ...settings.headers, ...spec.headers },
+        headers: { ...spec.headers, ...credentials },
         body: spec.body,
         signal: exchange.signal,
         // Never followed automatically: to an API call a 3xx is a protocol error, and card and
-        // download fetches follow redirects by hand, vetting every hop.
+        // download fetches follow redirects by hand, vetting every hop (and its credentials).
         redirect: 'manual',
         ...((spec.dispatcher ?? settings.dispatcher) && {
           dispatcher: spec.dispatcher ?? settings.dispatcher,
         }),
       })
-      return { response, exchange }
     } catch (error) {
       const code = causeCode(error)
       const stale = code !== undefined && STALE_CONNECTION.has(code) && !exchange.signal.aborted
-      if (idempotent && stale && attempt === 1) continue
+      if (idempotent && stale && !resent) {
+        resent = true
+        continue
+      }
       exchange.end()
       throw exchange.failure(error, `${method} ${url}`)
     }
+    if (refusedCredentials(response) && !renewed && settings.credentials?.refused(credentials)) {
+      renewed = true
+      await response.body?.cancel()
+      continue
+    }
+    return { response, exchange }
   }
 }
 

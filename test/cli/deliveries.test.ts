@@ -47,7 +47,7 @@ after(async () => {
 })
 
 describe('deliveries', () => {
-  it('list, show and stats with the token; without it the server refuses (exit 4)', async () => {
+  it('list, show and stats with the token; without it the server refuses (exit 7: credentials refused)', async () => {
     const [listed, stats, refused, byEnv, badState] = await Promise.all([
       cli(['deliveries', 'list', '--server', server.url, '--token', TOKEN, '--state', 'dead', '--json']),
       cli(['deliveries', 'stats', '--server', server.url, '--token', TOKEN, '--json']),
@@ -67,7 +67,7 @@ describe('deliveries', () => {
       'status:WORKING',
     ])
     assert.deepEqual(json(stats), { pending: 0, delivered: 0, dead: 3 })
-    assert.equal(refused.code, 4)
+    assert.equal(refused.code, 7)
     assert.match(refused.stderr, /admin token/)
     assert.equal(byEnv.code, 0, byEnv.stderr)
     assert.match(byEnv.stdout, /DELIVERY\s+STATE\s+ATTEMPTS/)

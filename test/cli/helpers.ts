@@ -17,7 +17,14 @@ export const cli = (
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/switchboard.js', ...args], {
       cwd: ROOT,
-      env: { ...process.env, SWITCHBOARD_ADMIN_TOKEN: '', SWITCHBOARD_SERVER: '', ...options.env },
+      env: {
+        ...process.env,
+        SWITCHBOARD_ADMIN_TOKEN: '',
+        SWITCHBOARD_SERVER: '',
+        SWITCHBOARD_TOKEN: '',
+        SWITCHBOARD_CREDENTIALS: '',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''

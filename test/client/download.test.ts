@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { defineAgent } from '../../src/agent/define.ts'
+import { OriginCredentials } from '../../src/client/credentials.ts'
 import {
   ClientError,
   connect,
@@ -97,7 +98,7 @@ describe('the SSRF guard', () => {
   })
 
   it('refuses the metadata address and non-http schemes without connecting', async () => {
-    const context = { trustedOrigins: [], headers: {}, timeoutMs: 2000 }
+    const context = { trustedOrigins: [], timeoutMs: 2000 }
     const link = (url: string): RemoteArtifact => ({ id: 'a', type: 'url', url })
     await assert.rejects(
       downloadArtifact(link('http://169.254.169.254/latest/meta-data/'), { to: dir }, context),
@@ -112,7 +113,7 @@ describe('the SSRF guard', () => {
     try {
       const context = {
         trustedOrigins: [bouncer.url],
-        headers: { authorization: 'Bearer agent-only' },
+        credentials: new OriginCredentials(bouncer.url, { credentials: { bearer: 'agent-only' } }),
         timeoutMs: 2000,
       }
       const link: RemoteArtifact = {
@@ -172,7 +173,7 @@ describe('size and streaming', () => {
     await new Promise((resolve) => big.once('listening', resolve))
     const url = `http://127.0.0.1:${(big.address() as { port: number }).port}/big`
     try {
-      const context = { trustedOrigins: [new URL(url).origin], headers: {}, timeoutMs: 5000 }
+      const context = { trustedOrigins: [new URL(url).origin], timeoutMs: 5000 }
       const link: RemoteArtifact = { id: 'c', type: 'url', url, filename: 'stream.bin' }
       await assert.rejects(downloadArtifact(link, { to: dir, maxBytes: 1024 * 1024 }, context), {
         code: 'PAYLOAD_TOO_LARGE',

@@ -4,6 +4,7 @@
  *   { steps, step_ms }  that many artifact updates ("step-1", …), then COMPLETED with an "output"
  *   { ask: true }       INPUT_REQUIRED ("What is your name?"); the answer { name } completes it
  *   { fail: true }      FAILED
+ *   { authorize: true } AUTH_REQUIRED ("Authorize calendar access at https://auth.example/consent")
  *   text "ping"         a Message reply instead of a task
  */
 import { randomUUID } from 'node:crypto'
@@ -110,6 +111,12 @@ class ScriptedExecutor implements AgentExecutor {
       bus.publish(status('TASK_STATE_FAILED', 'it broke'))
       return
     }
+    if (data.authorize) {
+      bus.publish(
+        status('TASK_STATE_AUTH_REQUIRED', 'Authorize calendar access at https://auth.example/consent'),
+      )
+      return
+    }
     bus.publish(artifact(randomUUID(), 'output', { data: { steps } }))
     bus.publish(status('TASK_STATE_COMPLETED'))
   }
@@ -134,9 +141,23 @@ export interface SdkAgent {
   close(): Promise<void>
 }
 
-/** The SDK server on 127.0.0.1 and a free port: card, JSON-RPC and HTTP+JSON, as our layout has them. */
-export const startSdkAgent = async (options: { streaming?: boolean } = {}): Promise<SdkAgent> => {
+/**
+ * The SDK server on 127.0.0.1 and a free port: card, JSON-RPC and HTTP+JSON, as our layout has them.
+ * `bearer`: every path, the card included, sits behind a middleware that wants this token.
+ */
+export const startSdkAgent = async (
+  options: { streaming?: boolean; bearer?: string } = {},
+): Promise<SdkAgent> => {
   const app = express()
+  if (options.bearer) {
+    app.use((req, res, next) => {
+      if (req.headers.authorization === `Bearer ${options.bearer}`) return next()
+      res
+        .status(401)
+        .set('www-authenticate', 'Bearer realm="sdk"')
+        .json({ error: { message: 'bearer token required' } })
+    })
+  }
   const server: Server = app.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

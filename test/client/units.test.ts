@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CardCache } from '../../src/client/card-cache.ts'
 import {
+  CLIENT_ERROR_CODES,
   codeOfStatus,
   ERROR_INFO_REASONS,
   fromClawpediaError,
@@ -105,6 +106,34 @@ describe('error mapping', () => {
     assert.equal(fromRestError(undefined, 400).unreachable, false)
   })
 
+  it('401 and 403: UNAUTHENTICATED and FORBIDDEN in every shape, with the challenge', () => {
+    const challenge = new Headers({ 'www-authenticate': 'Bearer realm="r", error="invalid_token"' })
+    const denied = fromRestError(
+      {
+        error: {
+          code: 403,
+          status: 'PERMISSION_DENIED',
+          message: 'not yours',
+          details: [{ '@type': INFO, reason: 'PERMISSION_DENIED' }],
+        },
+      },
+      403,
+    )
+    assert.equal(denied.code, 'FORBIDDEN')
+    assert.equal(denied.message, 'not yours')
+    const bare = fromRestError(undefined, 401, challenge)
+    assert.equal(bare.code, 'UNAUTHENTICATED')
+    assert.equal(bare.details?.challenge, 'Bearer realm="r", error="invalid_token"')
+    const rpc = fromJsonRpcError({ code: -32000, message: 'token expired' }, 200, challenge)
+    assert.equal(rpc.code, 'UNAUTHENTICATED')
+    assert.equal(rpc.details?.challenge, 'Bearer realm="r", error="invalid_token"')
+    const claw = fromClawpediaError({ error: { code: 'FORBIDDEN', message: 'no scope' } }, 403, challenge)
+    assert.equal(claw.code, 'FORBIDDEN')
+    assert.equal(claw.details?.challenge, 'Bearer realm="r", error="invalid_token"')
+    // A challenge on any other error is not an authentication matter.
+    assert.equal(fromRestError(undefined, 500, challenge).details, undefined)
+  })
+
   it('Clawpedia: catalogue codes as they are; foreign codes kept in details, mapped by status', () => {
     assert.equal(
       fromClawpediaError({ error: { code: 'TASK_NOT_AWAITING_INPUT', message: 'no' } }, 409).code,
@@ -119,8 +148,10 @@ describe('error mapping', () => {
   it('every HTTP error status maps to a code of the catalogue or of the client', () => {
     for (let status = 300; status < 600; status++) {
       const code = codeOfStatus(status)
-      assert.ok(code in ERROR_CODES || code === 'PROTOCOL_ERROR', `${status} → ${code}`)
+      assert.ok(code in ERROR_CODES || code in CLIENT_ERROR_CODES, `${status} → ${code}`)
     }
+    assert.equal(codeOfStatus(401), 'UNAUTHENTICATED')
+    assert.equal(codeOfStatus(403), 'FORBIDDEN')
   })
 })
 

@@ -68,13 +68,23 @@ describe('configuration', () => {
 
   it('client commands: --trust-jwks and --require-signed-card become cardTrust', () => {
     const jwksUrl = 'https://agents.example.com/.well-known/jwks.json'
-    assert.deepEqual(connectOptionsOf({ trustJwks: jwksUrl, requireSignedCard: true }).cardTrust, {
-      jwksUrl,
-      requireSignature: true,
-    })
-    assert.equal(connectOptionsOf({}).cardTrust, undefined)
-    assert.throws(() => connectOptionsOf({ requireSignedCard: true }), /needs --trust-jwks/)
-    assert.throws(() => connectOptionsOf({ trustJwks: 'not a url' }), /--trust-jwks/)
+    assert.deepEqual(
+      connectOptionsOf('https://agents.example.com/agents/a', { trustJwks: jwksUrl, requireSignedCard: true })
+        .cardTrust,
+      {
+        jwksUrl,
+        requireSignature: true,
+      },
+    )
+    assert.equal(connectOptionsOf('https://agents.example.com/agents/a', {}).cardTrust, undefined)
+    assert.throws(
+      () => connectOptionsOf('https://agents.example.com/agents/a', { requireSignedCard: true }),
+      /needs --trust-jwks/,
+    )
+    assert.throws(
+      () => connectOptionsOf('https://agents.example.com/agents/a', { trustJwks: 'not a url' }),
+      /--trust-jwks/,
+    )
   })
 
   it('docs/client.md names every client error code, CARD_UNTRUSTED included', () => {

@@ -31,7 +31,7 @@ import {
  * counts as unreachable when the status says the endpoint is missing or down.
  */
 const notJsonRpc = (answer: JsonAnswer, url: string): ClientError =>
-  bareStatus(answer.status, `${url} answered HTTP ${answer.status}, not JSON-RPC`)
+  bareStatus(answer.status, `${url} answered HTTP ${answer.status}, not JSON-RPC`, answer.headers)
 
 const READS = new Set(['GetTask', 'ListTasks'])
 
@@ -74,7 +74,7 @@ export class JsonRpcTransport implements Transport {
       ...call,
     })
     const response = readJsonRpcResponse(answer.body)
-    if (response && 'error' in response) throw fromJsonRpcError(response.error, answer.status)
+    if (response && 'error' in response) throw fromJsonRpcError(response.error, answer.status, answer.headers)
     if (!response) {
       if (answer.status < 200 || answer.status >= 300) throw notJsonRpc(answer, this.url)
       throw new ClientError('PROTOCOL_ERROR', `${method}: the answer is not a JSON-RPC response`, {
@@ -130,7 +130,7 @@ export class JsonRpcTransport implements Transport {
       failure: (answer) => {
         const response = readJsonRpcResponse(answer.body)
         return response && 'error' in response
-          ? fromJsonRpcError(response.error, answer.status)
+          ? fromJsonRpcError(response.error, answer.status, answer.headers)
           : notJsonRpc(answer, this.url)
       },
     })

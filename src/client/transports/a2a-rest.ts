@@ -26,7 +26,8 @@ import {
 } from './a2a-codec.ts'
 
 /** A 4xx/5xx with no google.rpc.Status body means nothing A2A answered: the endpoint is missing or down. */
-const failureOf = (answer: JsonAnswer): ClientError => fromRestError(answer.body, answer.status)
+const failureOf = (answer: JsonAnswer): ClientError =>
+  fromRestError(answer.body, answer.status, answer.headers)
 
 /** The A2A 1.0 HTTP+JSON binding (digest §4.3): paths under the interface URL, a tenant as a path prefix. */
 export class RestTransport implements Transport {

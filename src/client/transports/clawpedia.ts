@@ -51,7 +51,8 @@ export class ClawpediaTransport implements Transport {
       ...(extra.body !== undefined && { body: JSON.stringify(extra.body) }),
       ...call,
     })
-    if (answer.status < 200 || answer.status >= 300) throw fromClawpediaError(answer.body, answer.status)
+    if (answer.status < 200 || answer.status >= 300)
+      throw fromClawpediaError(answer.body, answer.status, answer.headers)
     if (answer.body === undefined) {
       throw new ClientError('PROTOCOL_ERROR', `${method} ${path}: the answer is not JSON`, {
         status: answer.status,
@@ -79,7 +80,8 @@ export class ClawpediaTransport implements Transport {
       headers: { accept: 'application/json' },
       ...call,
     })
-    if (answer.status < 200 || answer.status >= 300) throw fromClawpediaError(answer.body, answer.status)
+    if (answer.status < 200 || answer.status >= 300)
+      throw fromClawpediaError(answer.body, answer.status, answer.headers)
     return answer.body === undefined ? this.get(taskId, call) : decodeClawpediaTask(answer.body)
   }
 
@@ -112,7 +114,7 @@ export class ClawpediaTransport implements Transport {
         idleMs: options.idleMs,
         ...(options.lastEventId !== undefined && { lastEventId: options.lastEventId }),
         ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-        failure: (answer) => fromClawpediaError(answer.body, answer.status),
+        failure: (answer) => fromClawpediaError(answer.body, answer.status, answer.headers),
       },
     )
     return frames(events)
