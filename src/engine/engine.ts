@@ -8,7 +8,7 @@ import { newId } from '../model/ids.ts'
 import type { Message, Metadata } from '../model/parts.ts'
 import type { PushConfig, PushTarget } from '../model/push.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../model/states.ts'
-import type { Scope, Task } from '../model/task.ts'
+import type { Owner, Scope, Task } from '../model/task.ts'
 import { nowIso } from '../model/time.ts'
 import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
@@ -44,15 +44,17 @@ export interface EngineOptions {
 }
 
 /**
- * Who is asking: a tenant and owner (every store query is scoped by them) and, when the request
- * came in under one agent's base URL, that agent: tasks of other agents are then not found.
+ * Who is asking: a tenant and owner (every store query is scoped by them; no owner: every task of
+ * the tenant, for a caller with a tenant-wide scope) and, when the request came in under one
+ * agent's base URL, that agent: tasks of other agents are then not found.
  */
 export interface Caller extends Scope {
   agent?: string
 }
 
 export interface SubmitRequest {
-  scope: Scope
+  /** Who the new task belongs to. */
+  scope: Owner
   agent: string
   /** The input object; when absent, derived from `text` by the agent's `fromText`, else `{}`. */
   input?: JsonObject

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { engineCallerOf, PUBLIC_ROUTE } from '../../web/caller.ts'
+import { ownerOf, PUBLIC_ROUTE, readerOf, writerOf } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { JSONRPC_PATH, REST_PATH, toA2aCard } from './card.ts'
@@ -19,7 +19,11 @@ export const a2aRoutes = async (
   const { mount, server } = options
   const slug = mount.agent.definition.slug
   const operationsOf = (request: FastifyRequest) =>
-    new A2aOperations({ mount, server, caller: engineCallerOf(request, slug) })
+    new A2aOperations({
+      mount,
+      server,
+      callers: { owner: ownerOf(request), reader: readerOf(request, slug), writer: writerOf(request, slug) },
+    })
 
   app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, (request, reply) =>
     sendCard(request, reply, toA2aCard(mount.agent.definition, mount.baseUrl()), server.startedAt),

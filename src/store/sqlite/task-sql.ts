@@ -14,7 +14,8 @@ const TASK_SQL = {
   taskHeadAndSnapshot: 'SELECT state, tenant, owner, lease_owner, version, snapshot FROM tasks WHERE id = ?',
   snapshotById: 'SELECT snapshot FROM tasks WHERE id = ?',
   lastSeq: 'SELECT max(seq) AS seq FROM events WHERE task_id = ?',
-  taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = ?',
+  // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
+  taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = coalesce(?, owner)',
   // With a release the run's lease goes too, leaving the task as releaseLease would.
   // better-sqlite3 binds no numbered parameter twice: the run_pending and lease columns are computed
   // by the caller (see appendFolded), and the version is compared as the compare-and-set.
