@@ -21,6 +21,7 @@ import { PostgresStore } from '../store/postgres/postgres-store.ts'
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
+import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { DEFAULTS } from './defaults.ts'
@@ -55,6 +56,11 @@ export interface SwitchboardOptions {
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
   identity?: IdentityOptions
+  /**
+   * Who may call which hosted agent, per slug (`*`: every agent without its own rule); no rule:
+   * every authenticated caller. See docs/security/authorization.md.
+   */
+  access?: AgentAccess
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -107,6 +113,10 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const defaultSlug = options.defaultAgent ?? definitions[0]!.slug
   if (!agents.has(defaultSlug))
     throw new TypeError(`the default agent "${defaultSlug}" is not one of the hosted agents`)
+  assertAccessSlugs(
+    options.access ?? {},
+    definitions.map((agent) => agent.slug),
+  )
 
   const logger: Logger =
     options.logger === false
@@ -185,6 +195,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   for (const mount of [...mounts, defaultMount]) {
     await app.register(
       async (scoped) => {
+        registerAgentAccess(scoped, mount.agent.definition.slug, options.access)
         for (const dialect of DIALECTS) await scoped.register(dialect, { mount, server })
       },
       { prefix: mount.prefix },
