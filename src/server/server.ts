@@ -191,7 +191,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
   const defaultMount: AgentMount = { agent: agents.get(defaultSlug), prefix: '', baseUrl: publicUrl }
   await app.register(rootRoutes, { mounts, server })
-  await app.register(adminRoutes, { server, admin: options.admin ?? {}, prefix: '/admin' })
+  await app.register(adminRoutes, {
+    server,
+    access: { ...options.admin, authentication, publicUrl },
+    prefix: '/admin',
+  })
   for (const mount of [...mounts, defaultMount]) {
     await app.register(
       async (scoped) => {

@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without authentication: cards, key sets, probes. Everything else needs a caller. */
     public?: boolean
+    /** Authenticated by the route's own hook, not the generic stage (the admin API: its token). */
+    ownAuthentication?: boolean
   }
 }
 
