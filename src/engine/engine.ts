@@ -48,8 +48,9 @@ export interface EngineOptions {
 }
 
 /**
- * Who is asking: a tenant and owner (every store query is scoped by them) and, when the request
- * came in under one agent's base URL, that agent: tasks of other agents are then not found.
+ * Who is asking: a tenant and owner (every store query is scoped by them; no owner: every task of
+ * the tenant, for a caller with a tenant-wide scope) and, when the request came in under one
+ * agent's base URL, that agent: tasks of other agents are then not found.
  */
 export interface Caller extends Scope {
   agent?: string

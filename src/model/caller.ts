@@ -1,5 +1,5 @@
 import type { JsonObject } from './events.ts'
-import type { Scope, TaskHeader } from './task.ts'
+import type { Owner, Scope, TaskHeader } from './task.ts'
 
 /**
  * Who is asking, as an authenticator established it for one request. Every task, artifact,
@@ -42,8 +42,20 @@ export const ANONYMOUS: CallerIdentity = Object.freeze({
 
 export const hasScope = (caller: CallerIdentity, scope: string): boolean => caller.scopes.includes(scope)
 
-/** The store scope of a caller's own tasks. */
-export const scopeOf = (caller: CallerIdentity): Scope => ({ tenant: caller.tenant, owner: caller.principal })
+/** The store scope of a caller's own tasks: whose a task it creates becomes. */
+export const scopeOf = (caller: CallerIdentity): Owner => ({ tenant: caller.tenant, owner: caller.principal })
+
+/** Reading a task (get, list, stream, download, read push configs) or acting on it (answer, cancel, configure push). */
+export type Access = 'read' | 'write'
+
+const TENANT_WIDE: Readonly<Record<Access, string>> = { read: SCOPES.tenantRead, write: SCOPES.tenantWrite }
+
+/**
+ * The tasks a caller may reach for one kind of access: its own, or every task of its tenant when
+ * it holds the tenant-wide scope for that access. Never another tenant's.
+ */
+export const reachOf = (caller: CallerIdentity, access: Access): Scope =>
+  hasScope(caller, TENANT_WIDE[access]) ? { tenant: caller.tenant } : scopeOf(caller)
 
 /**
  * Who created a task: the caller recorded with it, or, for a task that has none (created

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   PUSH_NOT_SUPPORTED: 'Push notifications are not supported by this agent',
   EXTENDED_CARD_NOT_CONFIGURED: 'No extended agent card is configured',
   UNAUTHENTICATED: 'Authentication is required',
+  FORBIDDEN: 'The caller is not allowed to do this',
   RATE_LIMITED: 'The caller sent too many requests or holds too many open tasks; retry later',
   // Task failure codes (error.code of a FAILED task).
   AGENT_ERROR: 'The agent handler threw an unexpected error',

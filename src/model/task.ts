@@ -5,13 +5,20 @@ import type { JsonObject } from './events.ts'
 import type { Message, Metadata } from './parts.ts'
 import type { TaskState } from './states.ts'
 
-/** Who may see a task. Every store query is scoped by both. */
+/**
+ * Which tasks a store call may see: a tenant's, and of those one owner's. Without `owner` every
+ * task of the tenant (a caller with a tenant-wide scope); a task's own tenant and owner, which
+ * every task is born with, are an `Owner`.
+ */
 export interface Scope {
   tenant: string
-  owner: string
+  owner?: string
 }
 
-export const DEFAULT_SCOPE: Scope = Object.freeze({ tenant: 'default', owner: 'default' })
+/** One principal in one tenant: the owner of the tasks it creates. */
+export type Owner = Required<Scope>
+
+export const DEFAULT_SCOPE: Owner = Object.freeze({ tenant: 'default', owner: 'default' })
 
 /** What a task is born with; never changes afterwards. */
 export interface TaskHeader {

@@ -1,13 +1,16 @@
-import { timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { SwitchboardError } from '../model/errors.ts'
 import type { Delivery, DeliveryState } from '../model/push.ts'
 import { uuidParam } from '../web/body.ts'
 import type { ServerContext } from '../web/context.ts'
 import { errorBodyHandler } from '../web/errors.ts'
+import { type AdminAccess, registerAdminAccess } from './admin-access.ts'
 
 export interface AdminOptions {
-  /** When set, every admin call needs `Authorization: Bearer <token>`; when not, only loopback clients are served. */
+  /**
+   * When set, `Authorization: Bearer <token>` opens the admin API (as a credential with the `admin`
+   * scope does). With neither a token nor authenticators, only loopback clients are served.
+   */
   token?: string
 }
 
@@ -30,31 +33,18 @@ const view = (delivery: Delivery) => ({
   ...(delivery.deliveredAt !== undefined && { delivered_at: delivery.deliveredAt }),
 })
 
-const isLoopback = (ip: string): boolean =>
-  ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.')
-
-const tokenMatches = (header: string | undefined, token: string): boolean => {
-  const expected = Buffer.from(`Bearer ${token}`)
-  const given = Buffer.from(header ?? '')
-  return given.length === expected.length && timingSafeEqual(given, expected)
-}
-
 /** The push outbox, for operators: list, inspect and retry deliveries; counts per state. */
 export const adminRoutes = async (
   app: FastifyInstance,
-  options: { server: ServerContext; admin: AdminOptions },
+  options: { server: ServerContext; access: AdminAccess },
 ) => {
   const { engine } = options.server
-  const { token } = options.admin
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (token !== undefined ? !tokenMatches(request.headers.authorization, token) : !isLoopback(request.ip)) {
-      throw new SwitchboardError(
-        'UNAUTHENTICATED',
-        'the admin API needs the admin token (or a loopback client when none is set)',
-      )
-    }
+  // Every admin route is authenticated by the admin hook alone (see registerAdminAccess).
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, ownAuthentication: true }
   })
+  registerAdminAccess(app, options.access)
 
   app.setErrorHandler(errorBodyHandler(options.server.logger))
 

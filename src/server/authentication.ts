@@ -2,7 +2,7 @@ import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type Authentication, authenticate, challengeOf } from '../identity/authenticate.ts'
 import type { Authenticator, Credentials } from '../identity/authenticator.ts'
-import { ANONYMOUS } from '../model/caller.ts'
+import { ANONYMOUS, type CallerIdentity } from '../model/caller.ts'
 import { credentialHeaders, withoutCredentials } from './redaction.ts'
 
 export interface IdentityOptions {
@@ -33,6 +33,10 @@ const credentialsOf = (request: FastifyRequest): Credentials => {
     : { headers: request.headers }
 }
 
+/** The caller of a request, by the server's authenticators. */
+export const identify = (authentication: Authentication, request: FastifyRequest): Promise<CallerIdentity> =>
+  authenticate(authentication, credentialsOf(request))
+
 /**
  * The authentication stage: before any handler, every request that is not to a public route gets
  * its caller, or fails with UNAUTHENTICATED (401 with `WWW-Authenticate`) in the error shape of the
@@ -52,9 +56,10 @@ export const registerAuthentication = (app: FastifyInstance, authentication: Aut
   const challenge = challengeOf(authentication)
   const headers = credentialHeaders(authentication.authenticators)
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.public === true) return
+    const { config } = request.routeOptions
+    if (config?.public === true || config?.ownAuthentication === true) return
     try {
-      request.caller = await authenticate(authentication, credentialsOf(request))
+      request.caller = await identify(authentication, request)
     } catch (error) {
       if (challenge) reply.header('www-authenticate', challenge)
       throw withoutCredentials(error, request.headers, headers)

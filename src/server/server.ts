@@ -21,6 +21,7 @@ import { PostgresStore } from '../store/postgres/postgres-store.ts'
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
+import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
@@ -65,6 +66,11 @@ export interface SwitchboardOptions {
   secrets?: SecretsOptions
   /** Sign the A2A cards (JWS over their JCS form) and publish the keys at /.well-known/jwks.json. */
   cardSigning?: CardSigningOptions
+  /**
+   * Who may call which hosted agent, per slug (`*`: every agent without its own rule); no rule:
+   * every authenticated caller. See docs/security/authorization.md.
+   */
+  access?: AgentAccess
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -115,6 +121,10 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const defaultSlug = options.defaultAgent ?? definitions[0]!.slug
   if (!agents.has(defaultSlug))
     throw new TypeError(`the default agent "${defaultSlug}" is not one of the hosted agents`)
+  assertAccessSlugs(
+    options.access ?? {},
+    definitions.map((agent) => agent.slug),
+  )
 
   const logger: Logger =
     options.logger === false
@@ -210,11 +220,16 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
   const defaultMount: AgentMount = { agent: agents.get(defaultSlug), prefix: '', baseUrl: publicUrl }
   await app.register(rootRoutes, { mounts, server })
-  await app.register(adminRoutes, { server, admin: options.admin ?? {}, prefix: '/admin' })
+  await app.register(adminRoutes, {
+    server,
+    access: { ...options.admin, authentication, publicUrl },
+    prefix: '/admin',
+  })
   if (cardSigning) await app.register(jwksRoutes, { jwks: cardSigning.jwks, server })
   for (const mount of [...mounts, defaultMount]) {
     await app.register(
       async (scoped) => {
+        registerAgentAccess(scoped, mount.agent.definition.slug, options.access)
         for (const dialect of DIALECTS) await scoped.register(dialect, { mount, server })
       },
       { prefix: mount.prefix },

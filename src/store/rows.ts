@@ -24,9 +24,13 @@ export const iso = (value: TimeColumn): string =>
 /** Reads a JSON column: `JSON.parse` for text, the value itself for a driver that parsed it. */
 export type JsonColumn<Json> = (value: Json) => unknown
 
-/** A task's rows are visible in its own scope only; no scope (internal callers) sees every row. */
+/**
+ * A task's rows are visible in its scope only: its tenant, and its owner unless the scope is
+ * tenant-wide (no owner); no scope (internal callers) sees every row.
+ */
 export const visible = (row: { tenant: string; owner: string }, scope: Scope | undefined): boolean =>
-  scope === undefined || (row.tenant === scope.tenant && row.owner === scope.owner)
+  scope === undefined ||
+  (row.tenant === scope.tenant && (scope.owner === undefined || row.owner === scope.owner))
 
 export interface DeliveryRow<Json> {
   id: string

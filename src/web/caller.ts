@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { Caller } from '../engine/engine.ts'
-import { type CallerIdentity, scopeOf } from '../model/caller.ts'
+import { type Access, type CallerIdentity, reachOf } from '../model/caller.ts'
 import { SwitchboardError } from '../model/errors.ts'
 
 declare module 'fastify' {
@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without authentication: cards, key sets, probes. Everything else needs a caller. */
     public?: boolean
+    /** Authenticated by the route's own hook, not the generic stage (the admin API: its token). */
+    ownAuthentication?: boolean
   }
 }
 
@@ -25,8 +27,21 @@ export const callerOf = (request: FastifyRequest): CallerIdentity => {
   return caller
 }
 
-/** What the engine is asked as: the caller's own tasks, under one agent's mount. */
-export const engineCallerOf = (request: FastifyRequest, agent: string): Caller => ({
-  ...scopeOf(callerOf(request)),
+const engineCallerOf = (request: FastifyRequest, agent: string, access: Access): Caller => ({
+  ...reachOf(callerOf(request), access),
   agent,
 })
+
+/**
+ * What the engine is asked as to read (get, list, stream, download, read push configs) under one
+ * agent's mount: the caller's own tasks, or its tenant's with `tasks:read:tenant`.
+ */
+export const readerOf = (request: FastifyRequest, agent: string): Caller =>
+  engineCallerOf(request, agent, 'read')
+
+/**
+ * What the engine is asked as to act (answer, cancel, create or delete push configs) under one
+ * agent's mount: the caller's own tasks, or its tenant's with `tasks:write:tenant`.
+ */
+export const writerOf = (request: FastifyRequest, agent: string): Caller =>
+  engineCallerOf(request, agent, 'write')

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { accessFlags } from '../../src/cli/serve-flags/access.ts'
 import { firstSet, mergeOptions } from '../../src/cli/serve-flags/group.ts'
 
 describe('serve flag groups', () => {
@@ -19,5 +20,37 @@ describe('serve flag groups', () => {
       { port: 2 },
     ])
     assert.deepEqual(merged, { identity: { authenticators: [a, b], allowAnonymous: false }, port: 2 })
+  })
+})
+
+describe('--access', () => {
+  const resolve = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv, file: Record<string, unknown>) =>
+    accessFlags.resolve({ flags, env, file })
+
+  it('reads the config file section, replaced whole by the environment, replaced by the flag', () => {
+    const file = { access: { 'csv-analyst': { principals: ['alice'] } } }
+    assert.deepEqual(resolve({}, {}, file), file)
+    assert.deepEqual(resolve({}, { SWITCHBOARD_ACCESS: '{"*":{"scopes":["agents:call"]}}' }, file), {
+      access: { '*': { scopes: ['agents:call'] } },
+    })
+    assert.deepEqual(
+      resolve({ access: '{"*":{"tenants":["acme"]}}' }, { SWITCHBOARD_ACCESS: '{"*":{}}' }, file),
+      { access: { '*': { tenants: ['acme'] } } },
+    )
+    assert.deepEqual(resolve({}, {}, {}), {})
+  })
+
+  it('refuses a malformed rule, naming where it came from', () => {
+    assert.throws(() => resolve({ access: '{' }, {}, {}), /--access is not valid JSON/)
+    assert.throws(() => resolve({ access: '[]' }, {}, {}), /--access must be an object/)
+    assert.throws(
+      () => resolve({}, {}, { access: { a: { users: ['x'] } } }),
+      /config file section access.*unknown field users/,
+    )
+    assert.throws(
+      () => resolve({ access: '{"a":{"principals":"alice"}}' }, {}, {}),
+      /a\.principals must be a list/,
+    )
+    assert.throws(() => resolve({ access: '{"a":{"scopes":[""]}}' }, {}, {}), /a\.scopes must be a list/)
   })
 })

@@ -7,6 +7,7 @@ import { listCases } from './contract/list.ts'
 import { pushConfigCases } from './contract/push-configs.ts'
 import { raceCases } from './contract/races.ts'
 import { taskCases } from './contract/tasks.ts'
+import { tenantScopeCases } from './contract/tenant-scope.ts'
 
 /**
  * The one store contract suite: every backend runs it unchanged. Each case gets a fresh,
@@ -43,5 +44,6 @@ export function storeContract(
     leaseCases(current)
     pushConfigCases(current)
     deliveryCases(current)
+    tenantScopeCases(current)
   })
 }

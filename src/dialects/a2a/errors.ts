@@ -63,6 +63,14 @@ export const A2A_ERRORS = {
   },
   // JSON-RPC leaves authentication to the implementation: -32000 is its first server-defined code.
   UnauthenticatedError: { jsonRpc: -32000, http: 401, status: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED' },
+  // A valid caller without the right (per-agent access, the admin scope, another tenant): a
+  // server-defined code clear of A2A's own (-32001…-32009) and of the next ones it may add.
+  PermissionDeniedError: {
+    jsonRpc: -32020,
+    http: 403,
+    status: 'PERMISSION_DENIED',
+    reason: 'PERMISSION_DENIED',
+  },
   // No A2A error says "slow down": a server-defined JSON-RPC code, and google.rpc's RESOURCE_EXHAUSTED.
   RateLimitedError: { jsonRpc: -32029, http: 429, status: 'RESOURCE_EXHAUSTED', reason: 'RATE_LIMITED' },
   UnavailableError: { jsonRpc: -32603, http: 503, status: 'UNAVAILABLE', reason: 'UNAVAILABLE' },
@@ -103,6 +111,7 @@ export const A2A_ERROR_OF: Readonly<Record<ErrorCode, { kind: A2aErrorKind; http
   PUSH_NOT_SUPPORTED: { kind: 'PushNotificationNotSupportedError' },
   EXTENDED_CARD_NOT_CONFIGURED: { kind: 'ExtendedAgentCardNotConfiguredError' },
   UNAUTHENTICATED: { kind: 'UnauthenticatedError' },
+  FORBIDDEN: { kind: 'PermissionDeniedError' },
   RATE_LIMITED: { kind: 'RateLimitedError' },
   AGENT_ERROR: { kind: 'InternalError' },
   AGENT_INTERRUPTED: { kind: 'UnavailableError' },

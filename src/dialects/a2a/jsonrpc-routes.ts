@@ -62,8 +62,14 @@ export const a2aJsonRpcRoutes = async (
       .send(encodeJsonRpcError(id, jsonRpcError(failure)))
   }
 
-  // Reached only by what fails before the handler: malformed JSON (-32700), a body too large.
-  app.setErrorHandler((error, _request, reply) => sendError(reply, null, toA2aFailure(error)))
+  // Reached only by what fails before the handler: malformed JSON (-32700), a body too large, and
+  // the server's refusal of the caller (authentication, per-agent access), which is the transport's
+  // answer before any JSON-RPC was read: HTTP 401 (with WWW-Authenticate) or 403, as for HTTP+JSON.
+  app.setErrorHandler((error, _request, reply) => {
+    const failure = toA2aFailure(error)
+    const refused = failure.kind === 'UnauthenticatedError' || failure.kind === 'PermissionDeniedError'
+    return sendError(reply, null, failure, refused ? failure.httpStatus : 200)
+  })
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,

@@ -10,6 +10,7 @@ import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { pushEnabled } from './card.ts'
 import { toA2aPushConfig, toA2aTask } from './mapping.ts'
 import type { MountCards } from './mount-cards.ts'
+import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
 import type { A2aPushTarget } from './push-target.ts'
 import { liveStream, resumedStream } from './stream.ts'
@@ -40,42 +41,11 @@ import { fromA2aState } from './wire/states.ts'
 /** Terminal or interrupted: where a blocking SendMessage returns. */
 const settled = (state: TaskState): boolean => isTerminal(state) || INTERRUPTED_STATES.has(state)
 
-const notFound = (taskId: string): SwitchboardError =>
-  new SwitchboardError('TASK_NOT_FOUND', `no task ${taskId}`, { taskId })
-
-/** The engine's not-found errors carry no id; A2A's ErrorInfo metadata should. */
-const withTaskId =
-  (taskId: string) =>
-  (error: unknown): never => {
-    if (isSwitchboardError(error) && error.code === 'TASK_NOT_FOUND') throw notFound(taskId)
-    throw error
-  }
-
-/**
- * The engine's refusals of an answer, reworded for a follow-up message: the client is told what it
- * may send instead, and the task id travels in the ErrorInfo metadata.
- */
-const refusedFollowUp =
-  (taskId: string) =>
-  (error: unknown): never => {
-    if (isSwitchboardError(error) && error.code === 'TASK_TERMINAL') {
-      const state = error.details?.state
-      throw new SwitchboardError(
-        'TASK_TERMINAL',
-        `task ${taskId} is ${state} and takes no more messages; send a new message without taskId (with its contextId to continue the conversation)`,
-        { taskId, state },
-      )
-    }
-    if (isSwitchboardError(error) && error.code === 'TASK_NOT_AWAITING_INPUT') {
-      const state = error.details?.state
-      throw new SwitchboardError(
-        'TASK_NOT_AWAITING_INPUT',
-        `task ${taskId} is ${state} and is not waiting for input; a follow-up message is only accepted in INPUT_REQUIRED or AUTH_REQUIRED`,
-        { taskId, state },
-      )
-    }
-    return withTaskId(taskId)(error)
-  }
+/** One request's caller as the engine sees it: whose new tasks are, and what it may read and act on. */
+export interface A2aCallers {
+  reader: Caller
+  writer: Caller
+}
 
 /**
  * The eleven A2A operations for one mounted agent and one caller, shared by the JSON-RPC and REST bindings:
@@ -88,26 +58,26 @@ export class A2aOperations {
   readonly #server: ServerContext
   readonly #mount: AgentMount
   readonly #agent: AgentDefinition
-  readonly #caller: Caller
+  readonly #callers: A2aCallers
   readonly #identity: CallerIdentity
   readonly #cards: MountCards
 
   /**
-   * One request's operations: `caller` is who asks, already authenticated (`identity` says how);
-   * the store scopes every read by it.
+   * One request's operations, for its already authenticated caller (`identity`): the store scopes
+   * every call by `callers`, its reach for reading and for acting.
    */
   constructor(options: {
     mount: AgentMount
     server: ServerContext
     cards: MountCards
-    caller: Caller
+    callers: A2aCallers
     identity: CallerIdentity
   }) {
     this.#server = options.server
     this.#engine = options.server.engine
     this.#mount = options.mount
     this.#agent = options.mount.agent.definition
-    this.#caller = options.caller
+    this.#callers = options.callers
     this.#identity = options.identity
     this.#cards = options.cards
   }
@@ -122,7 +92,7 @@ export class A2aOperations {
     const blocking = request.configuration?.returnImmediately !== true
     const task =
       blocking && !settled(accepted.state)
-        ? await this.#engine.waitFor(this.#caller, accepted.id, settled, { signal, known: accepted })
+        ? await this.#engine.waitFor(this.#actor(request), accepted.id, settled, { signal, known: accepted })
         : accepted
     return { task: this.#view(task, request.configuration?.historyLength) }
   }
@@ -132,7 +102,11 @@ export class A2aOperations {
     const task = await this.#accept(request)
     const events = settled(task.state)
       ? undefined
-      : await this.#engine.followTask(this.#caller, task.id, { afterSeq: task.version, signal, known: task })
+      : await this.#engine.followTask(this.#actor(request), task.id, {
+          afterSeq: task.version,
+          signal,
+          known: task,
+        })
     return liveStream({
       snapshot: task,
       events,
@@ -143,14 +117,16 @@ export class A2aOperations {
 
   async getTask(params: unknown): Promise<A2aTask> {
     const request = checkGetTask(params)
+    this.#tenant(request.tenant, request.id)
     return this.#view(await this.#task(request.id), request.historyLength)
   }
 
   async listTasks(params: unknown): Promise<ListTasksResponse> {
     const request = checkListTasks(params)
+    this.#tenant(request.tenant)
     const state = request.status === undefined ? undefined : fromA2aState(request.status)
     const pageSize = request.pageSize ?? LIMITS.defaultPageSize
-    const page = await this.#engine.listTasks(this.#caller, {
+    const page = await this.#engine.listTasks(this.#callers.reader, {
       pageSize,
       ...(present(request.contextId) && { contextId: request.contextId }),
       ...(state && { state }),
@@ -175,17 +151,18 @@ export class A2aOperations {
 
   /** Idempotent: cancelling a task that is already CANCELED returns it. */
   async cancelTask(params: unknown): Promise<A2aTask> {
-    const { id } = checkCancelTask(params)
+    const { id, tenant } = checkCancelTask(params)
+    this.#tenant(tenant, id)
     if (!isUuid(id)) throw notFound(id)
     try {
-      return this.#view(await this.#engine.cancel(this.#caller, id).catch(withTaskId(id)))
+      return this.#view(await this.#engine.cancel(this.#callers.writer, id).catch(withTaskId(id)))
     } catch (error) {
       if (
         isSwitchboardError(error) &&
         error.code === 'TASK_NOT_CANCELABLE' &&
         error.details?.state === 'CANCELLED'
       )
-        return this.#view(await this.#task(id))
+        return this.#view(await this.#task(id, this.#callers.writer))
       throw error
     }
   }
@@ -196,10 +173,11 @@ export class A2aOperations {
     resumeAfter: number | undefined,
     signal: AbortSignal,
   ): Promise<AsyncGenerator<StreamItem>> {
-    const { id } = checkSubscribe(params)
+    const { id, tenant } = checkSubscribe(params)
+    this.#tenant(tenant, id)
     const task = await this.#task(id)
     if (resumeAfter !== undefined) {
-      const events = await this.#engine.followTask(this.#caller, id, {
+      const events = await this.#engine.followTask(this.#callers.reader, id, {
         afterSeq: resumeAfter,
         signal,
         known: task,
@@ -213,7 +191,7 @@ export class A2aOperations {
         { taskId: id, state: task.state },
       )
     }
-    const events = await this.#engine.followTask(this.#caller, id, {
+    const events = await this.#engine.followTask(this.#callers.reader, id, {
       afterSeq: task.version,
       signal,
       known: task,
@@ -224,20 +202,23 @@ export class A2aOperations {
   async createPushConfig(params: unknown): Promise<TaskPushNotificationConfig> {
     this.#assertPush()
     const request = checkCreatePushConfig(params)
-    await this.#task(request.taskId)
+    const { writer } = this.#callers
+    this.#tenant(request.tenant, request.taskId)
+    await this.#task(request.taskId, writer)
     const target = await this.#pushTarget(request)
     const id = present(request.id)
-    if (id !== undefined && (await this.#findPushConfig(request.taskId, id)) === 'foreign') {
+    if (id !== undefined && (await this.#findPushConfig(request.taskId, id, writer)) === 'foreign') {
       throw new SwitchboardError('INVALID_REQUEST', `push notification config id ${id} is already in use`)
     }
-    const config = await this.#engine.createPushConfig(this.#caller, request.taskId, target, id)
+    const config = await this.#engine.createPushConfig(writer, request.taskId, target, id)
     return toA2aPushConfig(config)!
   }
 
   async getPushConfig(params: unknown): Promise<TaskPushNotificationConfig> {
     this.#assertPush()
-    const { taskId, id } = checkPushConfigId(params)
-    const found = await this.#findPushConfig(taskId, id)
+    const { taskId, id, tenant } = checkPushConfigId(params)
+    this.#tenant(tenant, taskId)
+    const found = await this.#findPushConfig(taskId, id, this.#callers.reader)
     if (typeof found !== 'object') {
       throw new SwitchboardError(
         'PUSH_CONFIG_NOT_FOUND',
@@ -253,9 +234,10 @@ export class A2aOperations {
 
   async listPushConfigs(params: unknown): Promise<ListTaskPushNotificationConfigsResponse> {
     this.#assertPush()
-    const { taskId } = checkListPushConfigs(params)
+    const { taskId, tenant } = checkListPushConfigs(params)
+    this.#tenant(tenant, taskId)
     await this.#task(taskId)
-    const configs = await this.#engine.listPushConfigs(this.#caller, taskId)
+    const configs = await this.#engine.listPushConfigs(this.#callers.reader, taskId)
     return {
       configs: configs.flatMap((config) => toA2aPushConfig(config) ?? []),
       nextPageToken: '',
@@ -265,14 +247,16 @@ export class A2aOperations {
   /** Idempotent: deleting a config that is gone (or is not an A2A one) succeeds if the task exists. */
   async deletePushConfig(params: unknown): Promise<void> {
     this.#assertPush()
-    const { taskId, id } = checkPushConfigId(params)
-    if (typeof (await this.#findPushConfig(taskId, id)) === 'object') {
-      await this.#engine.deletePushConfig(this.#caller, taskId, id)
+    const { taskId, id, tenant } = checkPushConfigId(params)
+    const { writer } = this.#callers
+    this.#tenant(tenant, taskId)
+    if (typeof (await this.#findPushConfig(taskId, id, writer)) === 'object') {
+      await this.#engine.deletePushConfig(writer, taskId, id)
     }
   }
 
   getExtendedCard(params: unknown): Promise<A2aAgentCard> {
-    checkExtendedCard(params)
+    this.#tenant(checkExtendedCard(params).tenant)
     return this.#cards.extendedFor(this.#identity)
   }
 
@@ -285,6 +269,7 @@ export class A2aOperations {
     const wire = request.message
     const taskId = present(wire.taskId)
     const contextId = present(wire.contextId)
+    this.#tenant(request.tenant, taskId)
     const push = request.configuration?.taskPushNotificationConfig
     if (push) this.#assertPush()
     const target = push ? await this.#pushTarget(push) : undefined
@@ -304,7 +289,7 @@ export class A2aOperations {
       })
       return task
     }
-    const task = await this.#task(taskId)
+    const task = await this.#task(taskId, this.#callers.writer)
     if (contextId !== undefined && contextId !== task.contextId) {
       throw new SwitchboardError(
         'CONTEXT_MISMATCH',
@@ -317,7 +302,7 @@ export class A2aOperations {
     // The engine checks the task can take the answer, and records it with the push config in one transaction.
     return this.#engine
       .provideInput({
-        scope: this.#caller,
+        scope: this.#callers.writer,
         taskId,
         known: task,
         message,
@@ -332,10 +317,33 @@ export class A2aOperations {
     return toA2aTask(task, { baseUrl: this.baseUrl, historyLength })
   }
 
-  /** Our task ids are UUIDs; anything else names no task (and never reaches a typed store column). */
-  #task(taskId: string): Promise<Task> {
+  /**
+   * Our task ids are UUIDs; anything else names no task (and never reaches a typed store column).
+   * Read as `caller` (the reader unless the operation acts on the task).
+   */
+  #task(taskId: string, caller: Caller = this.#callers.reader): Promise<Task> {
     if (!isUuid(taskId)) return Promise.reject(notFound(taskId))
-    return this.#engine.getTask(this.#caller, taskId).catch(withTaskId(taskId))
+    return this.#engine.getTask(caller, taskId).catch(withTaskId(taskId))
+  }
+
+  /** A follow-up message acts on its task (the writer); a new task is the caller's own either way. */
+  #actor(request: SendMessageRequest): Caller {
+    return present(request.message.taskId) === undefined ? this.#callers.reader : this.#callers.writer
+  }
+
+  /**
+   * The request's `tenant` (body, query or the REST path prefix) selects the tenant; a caller may
+   * use only its own, and an omitted one means it. Another tenant's task answers like a missing
+   * task (`taskId` given: existence never leaks); any other operation is refused as forbidden.
+   */
+  #tenant(requested: string | undefined, taskId?: string): void {
+    const tenant = present(requested)
+    if (tenant === undefined || tenant === this.#identity.tenant) return
+    if (taskId !== undefined) throw notFound(taskId)
+    throw new SwitchboardError(
+      'FORBIDDEN',
+      `this caller may not use tenant ${JSON.stringify(tenant.slice(0, 80))}`,
+    )
   }
 
   #assertPush(): void {
@@ -375,10 +383,11 @@ export class A2aOperations {
   async #findPushConfig(
     taskId: string,
     id: string,
+    caller: Caller,
   ): Promise<TaskPushNotificationConfig | 'foreign' | undefined> {
-    await this.#task(taskId)
+    await this.#task(taskId, caller)
     try {
-      const config = await this.#engine.getPushConfig(this.#caller, taskId, id)
+      const config = await this.#engine.getPushConfig(caller, taskId, id)
       return toA2aPushConfig(config) ?? 'foreign'
     } catch (error) {
       if (isSwitchboardError(error) && error.code === 'PUSH_CONFIG_NOT_FOUND') return undefined

@@ -38,6 +38,15 @@ const withPath = (body: unknown, path: Record<string, string>): object => {
   return { ...body, ...path }
 }
 
+/**
+ * The tenant of a tenant-prefixed route (`/{tenant}/tasks/…`, the proto's additional_bindings),
+ * set on the request message like the path's ids; a route without the prefix leaves it as sent.
+ */
+const withTenant = (request: FastifyRequest, message: unknown): unknown => {
+  const { tenant } = request.params as { tenant?: string }
+  return tenant === undefined ? message : withPath(message, { tenant })
+}
+
 /** `/tasks/{id}` and `/tasks/{id}:verb` share one path segment: split it here, not in the router. */
 const splitVerb = (segment: string): { id: string; verb?: string } => {
   const match = /^(.*):([A-Za-z]+)$/.exec(segment)
@@ -74,7 +83,8 @@ export const a2aRestRoutes = async (
     })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
     const signal = signalOf(reply)
-    return stream(reply, await ops(request).openSubscription({ id }, lastEventId(request), signal))
+    const params = withTenant(request, { id })
+    return stream(reply, await ops(request).openSubscription(params, lastEventId(request), signal))
   }
   const noRoute = (request: FastifyRequest) =>
     a2aFailure('MethodNotFoundError', `no A2A operation at ${request.method} ${request.url.split('?')[0]}`)
@@ -91,76 +101,100 @@ export const a2aRestRoutes = async (
     }
   })
 
-  app.post('/message::send', async (request, reply) =>
-    send(reply, await ops(request).sendMessage(request.body, signalOf(reply))),
-  )
-
-  app.post('/message::stream', async (request, reply) =>
-    stream(reply, await ops(request).openMessageStream(request.body, signalOf(reply))),
-  )
-
-  app.get<{ Querystring: Query }>('/tasks', async (request, reply) => {
-    const params = fromQuery(request.query, {
-      strings: ['contextId', 'status', 'pageToken', 'statusTimestampAfter'],
-      ints: ['pageSize', 'historyLength'],
-      bools: ['includeArtifacts'],
-    })
-    // A numeric status (the enum number) is ProtoJSON too.
-    const status = (params as { status?: unknown }).status
-    if (typeof status === 'string' && /^\d+$/.test(status))
-      (params as { status?: unknown }).status = Number(status)
-    return send(reply, await ops(request).listTasks(params))
-  })
-
-  app.get<{ Params: { target: string }; Querystring: Query }>('/tasks/:target', async (request, reply) => {
-    const { id, verb } = splitVerb(request.params.target)
-    if (verb === 'subscribe') return subscribe(request, reply, id)
-    if (verb !== undefined) return sendFailure(reply, noRoute(request))
-    const query = fromQuery(request.query, { ints: ['historyLength'] })
-    return send(reply, await ops(request).getTask(Object.assign(query, { id })))
-  })
-
-  app.post<{ Params: { target: string } }>('/tasks/:target', async (request, reply) => {
-    const { id, verb } = splitVerb(request.params.target)
-    if (verb === 'cancel') return send(reply, await ops(request).cancelTask(withPath(request.body, { id })))
-    if (verb === 'subscribe') return subscribe(request, reply, id)
-    return sendFailure(reply, noRoute(request))
-  })
-
-  app.post<{ Params: { taskId: string } }>('/tasks/:taskId/pushNotificationConfigs', async (request, reply) =>
-    send(
-      reply,
-      await ops(request).createPushConfig(withPath(request.body, { taskId: request.params.taskId })),
-    ),
-  )
-
-  app.get<{ Params: { taskId: string }; Querystring: Query }>(
-    '/tasks/:taskId/pushNotificationConfigs',
-    async (request, reply) => {
-      const query = fromQuery(request.query, { ints: ['pageSize'], strings: ['pageToken'] })
-      return send(
-        reply,
-        await ops(request).listPushConfigs(Object.assign(query, { taskId: request.params.taskId })),
+  // Every route twice: as is, and under a tenant prefix (digest §4.3, the proto's additional_bindings);
+  // the operation checks the tenant. Query and body may carry `tenant` too; the path's wins.
+  for (const base of ['', '/:tenant']) {
+    type Params<P> = P & { tenant?: string }
+    const query = (
+      request: FastifyRequest<{ Querystring: Query }>,
+      fields: Parameters<typeof fromQuery>[1],
+    ) =>
+      withTenant(
+        request,
+        fromQuery(request.query, { ...fields, strings: [...(fields.strings ?? []), 'tenant'] }),
       )
-    },
-  )
 
-  app.get<{ Params: { taskId: string; configId: string } }>(
-    '/tasks/:taskId/pushNotificationConfigs/:configId',
-    async (request, reply) =>
-      send(
-        reply,
-        await ops(request).getPushConfig({ taskId: request.params.taskId, id: request.params.configId }),
-      ),
-  )
+    app.post(`${base}/message::send`, async (request, reply) =>
+      send(reply, await ops(request).sendMessage(withTenant(request, request.body), signalOf(reply))),
+    )
 
-  app.delete<{ Params: { taskId: string; configId: string } }>(
-    '/tasks/:taskId/pushNotificationConfigs/:configId',
-    async (request, reply) => {
-      await ops(request).deletePushConfig({ taskId: request.params.taskId, id: request.params.configId })
-      return send(reply, {})
-    },
-  )
+    app.post(`${base}/message::stream`, async (request, reply) =>
+      stream(reply, await ops(request).openMessageStream(withTenant(request, request.body), signalOf(reply))),
+    )
 
-  app.get('/extendedAgentCard', async (request) => ops(request).getExtendedCard({}))
+    app.get<{ Querystring: Query }>(`${base}/tasks`, async (request, reply) => {
+      const params = query(request, {
+        strings: ['contextId', 'status', 'pageToken', 'statusTimestampAfter'],
+        ints: ['pageSize', 'historyLength'],
+        bools: ['includeArtifacts'],
+      }) as { status?: unknown }
+      // A numeric status (the enum number) is ProtoJSON too.
+      if (typeof params.status === 'string' && /^\d+$/.test(params.status))
+        params.status = Number(params.status)
+      return send(reply, await ops(request).listTasks(params))
+    })
+
+    app.get<{ Params: Params<{ target: string }>; Querystring: Query }>(
+      `${base}/tasks/:target`,
+      async (request, reply) => {
+        const { id, verb } = splitVerb(request.params.target)
+        if (verb === 'subscribe') return subscribe(request, reply, id)
+        if (verb !== undefined) return sendFailure(reply, noRoute(request))
+        return send(
+          reply,
+          await ops(request).getTask(withPath(query(request, { ints: ['historyLength'] }), { id })),
+        )
+      },
+    )
+
+    app.post<{ Params: Params<{ target: string }> }>(`${base}/tasks/:target`, async (request, reply) => {
+      const { id, verb } = splitVerb(request.params.target)
+      if (verb === 'cancel')
+        return send(reply, await ops(request).cancelTask(withTenant(request, withPath(request.body, { id }))))
+      if (verb === 'subscribe') return subscribe(request, reply, id)
+      return sendFailure(reply, noRoute(request))
+    })
+
+    app.post<{ Params: Params<{ taskId: string }> }>(
+      `${base}/tasks/:taskId/pushNotificationConfigs`,
+      async (request, reply) => {
+        const params = withTenant(request, withPath(request.body, { taskId: request.params.taskId }))
+        return send(reply, await ops(request).createPushConfig(params))
+      },
+    )
+
+    app.get<{ Params: Params<{ taskId: string }>; Querystring: Query }>(
+      `${base}/tasks/:taskId/pushNotificationConfigs`,
+      async (request, reply) => {
+        const params = withPath(query(request, { ints: ['pageSize'], strings: ['pageToken'] }), {
+          taskId: request.params.taskId,
+        })
+        return send(reply, await ops(request).listPushConfigs(params))
+      },
+    )
+
+    app.get<{ Params: Params<{ taskId: string; configId: string }>; Querystring: Query }>(
+      `${base}/tasks/:taskId/pushNotificationConfigs/:configId`,
+      async (request, reply) => {
+        const { taskId, configId } = request.params
+        return send(
+          reply,
+          await ops(request).getPushConfig(withPath(query(request, {}), { taskId, id: configId })),
+        )
+      },
+    )
+
+    app.delete<{ Params: Params<{ taskId: string; configId: string }>; Querystring: Query }>(
+      `${base}/tasks/:taskId/pushNotificationConfigs/:configId`,
+      async (request, reply) => {
+        const { taskId, configId } = request.params
+        await ops(request).deletePushConfig(withPath(query(request, {}), { taskId, id: configId }))
+        return send(reply, {})
+      },
+    )
+
+    app.get<{ Querystring: Query }>(`${base}/extendedAgentCard`, async (request) =>
+      ops(request).getExtendedCard(query(request, {})),
+    )
+  }
 }

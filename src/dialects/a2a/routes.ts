@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { callerOf, engineCallerOf, PUBLIC_ROUTE } from '../../web/caller.ts'
+import { callerOf, PUBLIC_ROUTE, readerOf, writerOf } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { JSONRPC_PATH, REST_PATH } from './card.ts'
@@ -25,8 +25,8 @@ export const a2aRoutes = async (
       mount,
       server,
       cards,
-      caller: engineCallerOf(request, slug),
       identity: callerOf(request),
+      callers: { reader: readerOf(request, slug), writer: writerOf(request, slug) },
     })
 
   app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) =>

@@ -5,7 +5,7 @@ import { contentTypeOf } from '../../model/artifacts.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import { attachment, bodyCheck, uuidParam } from '../../web/body.ts'
-import { engineCallerOf, callerOf as identityOf, PUBLIC_ROUTE } from '../../web/caller.ts'
+import { callerOf, PUBLIC_ROUTE, readerOf, writerOf } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { errorBodyHandler } from '../../web/errors.ts'
@@ -28,7 +28,8 @@ export const clawpediaRoutes = async (
   const { mount, server } = options
   const { engine } = server
   const { definition } = mount.agent
-  const callerOf = (request: FastifyRequest): Caller => engineCallerOf(request, definition.slug)
+  const reader = (request: FastifyRequest): Caller => readerOf(request, definition.slug)
+  const writer = (request: FastifyRequest): Caller => writerOf(request, definition.slug)
   const wireTask = (task: Task) => toClawpediaTask(task, definition.id)
   const contentUrl = (artifactId: string) => `${mount.baseUrl()}/artifacts/${artifactId}/content`
 
@@ -42,7 +43,7 @@ export const clawpediaRoutes = async (
     const body = checkCreate(request.body)
     const idempotencyKey = request.headers['idempotency-key']
     const { task } = await engine.submit({
-      caller: identityOf(request),
+      caller: callerOf(request),
       agent: definition.slug,
       input: body.input,
       ...(typeof idempotencyKey === 'string' &&
@@ -52,11 +53,11 @@ export const clawpediaRoutes = async (
   })
 
   app.get<{ Params: TaskParams }>('/tasks/:taskId', async (request) =>
-    wireTask(await engine.getTask(callerOf(request), uuidParam(request.params.taskId, 'task_id'))),
+    wireTask(await engine.getTask(reader(request), uuidParam(request.params.taskId, 'task_id'))),
   )
 
   app.post<{ Params: TaskParams }>('/tasks/:taskId/cancel', async (request, reply) => {
-    const task = await engine.cancel(callerOf(request), uuidParam(request.params.taskId, 'task_id'))
+    const task = await engine.cancel(writer(request), uuidParam(request.params.taskId, 'task_id'))
     return reply.code(202).send(wireTask(task))
   })
 
@@ -64,18 +65,18 @@ export const clawpediaRoutes = async (
   app.post<{ Params: TaskParams }>('/tasks/:taskId/input', async (request, reply) => {
     const taskId = uuidParam(request.params.taskId, 'task_id')
     const body = checkInput(request.body)
-    const task = await engine.provideInput({ scope: callerOf(request), taskId, input: body.input })
+    const task = await engine.provideInput({ scope: writer(request), taskId, input: body.input })
     return reply.code(202).send(wireTask(task))
   })
 
   app.get<{ Params: TaskParams }>('/tasks/:taskId/artifacts', async (request) => {
-    const task = await engine.getTask(callerOf(request), uuidParam(request.params.taskId, 'task_id'))
+    const task = await engine.getTask(reader(request), uuidParam(request.params.taskId, 'task_id'))
     return { artifacts: task.artifacts.map((a) => toClawpediaArtifact(a, contentUrl(a.id))) }
   })
 
   app.get<{ Params: { artifactId: string } }>('/artifacts/:artifactId/content', async (request, reply) => {
     const { artifact, bytes } = await engine.getArtifact(
-      callerOf(request),
+      reader(request),
       uuidParam(request.params.artifactId, 'artifact_id'),
     )
     reply.header('content-type', contentTypeOf(artifact)).header('x-content-type-options', 'nosniff')
@@ -100,7 +101,7 @@ export const clawpediaRoutes = async (
     const signal = disconnectSignal(reply.raw)
     // Without Last-Event-ID the stream replays from the first event; each `status` frame carries
     // the task as it was at that event.
-    const events = await engine.followTask(callerOf(request), taskId, { afterSeq: resumeAfter, signal })
+    const events = await engine.followTask(reader(request), taskId, { afterSeq: resumeAfter, signal })
     reply.hijack()
     let cursor = resumeAfter
     const stream = new SseStream(reply.raw, server.heartbeats, () => ({

@@ -5,6 +5,8 @@ import { decodePageToken, encodePageToken, type ListTasksPage, type ListTasksQue
 import { run, type Statement, statement } from './db.ts'
 
 const FILTERS = [
+  // Absent for a tenant-wide scope.
+  { key: 'owner', sql: 'owner = :owner' },
   { key: 'agent', sql: 'agent = :agent' },
   { key: 'contextId', sql: 'context_id = :context_id' },
   { key: 'state', sql: 'state = :state' },
@@ -38,7 +40,7 @@ export class TaskLists {
     if (query.pageToken && (!cursor || !isTimestamp(cursor.statusAt))) {
       throw new SwitchboardError('INVALID_REQUEST', 'pageToken is not a token this server issued')
     }
-    const active = FILTERS.filter((f) => query[f.key] !== undefined)
+    const active = FILTERS.filter((f) => (f.key === 'owner' ? scope.owner : query[f.key]) !== undefined)
     const { count, page } = this.#statementsFor(active, cursor !== undefined)
     const values = {
       tenant: scope.tenant,
@@ -63,7 +65,7 @@ export class TaskLists {
     const shape = `${active.map((f) => f.key).join('_') || 'all'}${paged ? '_paged' : ''}`
     let statements = this.#statements.get(shape)
     if (!statements) {
-      const where = ['tenant = :tenant', 'owner = :owner', ...active.map((f) => f.sql)].join(' AND ')
+      const where = ['tenant = :tenant', ...active.map((f) => f.sql)].join(' AND ')
       const pageWhere = paged ? `${where} AND ${CURSOR}` : where
       statements = {
         count: statement(

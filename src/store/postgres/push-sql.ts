@@ -10,7 +10,7 @@ export const pushSql = (s: string) => ({
     'sb_put_push_config',
     `INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
      SELECT t.id, :id, t.tenant, t.owner, :created_at::timestamptz, :target::json FROM ${s}.tasks t
-     WHERE t.id = :task_id AND t.tenant = :tenant AND t.owner = :owner
+     WHERE t.id = :task_id AND t.tenant = :tenant AND t.owner = coalesce(:owner::text, t.owner)
      ON CONFLICT (task_id, id) DO UPDATE SET created_at = excluded.created_at, target = excluded.target
      RETURNING id`,
   ),
@@ -18,13 +18,13 @@ export const pushSql = (s: string) => ({
   pushConfig: statement(
     'sb_push_config',
     `SELECT id, created_at, target FROM ${s}.push_configs
-     WHERE task_id = :task_id AND id = :id AND tenant = :tenant AND owner = :owner`,
+     WHERE task_id = :task_id AND id = :id AND tenant = :tenant AND owner = coalesce(:owner::text, owner)`,
   ),
 
   pushConfigs: statement(
     'sb_push_configs',
     `SELECT id, created_at, target FROM ${s}.push_configs
-     WHERE task_id = :task_id AND tenant = :tenant AND owner = :owner ORDER BY created_at, id`,
+     WHERE task_id = :task_id AND tenant = :tenant AND owner = coalesce(:owner::text, owner) ORDER BY created_at, id`,
   ),
 
   /** Deletes a config and the deliveries still pending for it; says whether the config existed. */
@@ -32,7 +32,7 @@ export const pushSql = (s: string) => ({
     'sb_delete_push_config',
     `WITH gone AS (
        DELETE FROM ${s}.push_configs
-       WHERE task_id = :task_id AND id = :id AND tenant = :tenant AND owner = :owner
+       WHERE task_id = :task_id AND id = :id AND tenant = :tenant AND owner = coalesce(:owner::text, owner)
        RETURNING task_id, id
      ),
      dropped AS (

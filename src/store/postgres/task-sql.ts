@@ -99,7 +99,8 @@ export const taskSql = (s: string) => ({
 
   taskSnapshot: statement(
     'sb_task_snapshot',
-    `SELECT snapshot FROM ${s}.tasks WHERE id = :task_id AND tenant = :tenant AND owner = :owner`,
+    // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
+    `SELECT snapshot FROM ${s}.tasks WHERE id = :task_id AND tenant = :tenant AND owner = coalesce(:owner::text, owner)`,
   ),
 
   // The predicate is the tasks_open index's, word for word, so the count reads only that index.

@@ -7,6 +7,8 @@ import { currentTask } from './rows.ts'
 import type { TaskSql } from './task-sql.ts'
 
 const FILTERS = [
+  // Absent for a tenant-wide scope.
+  { key: 'owner', sql: 'owner = @owner', param: 'owner' },
   { key: 'agent', sql: 'agent = @agent', param: 'agent' },
   { key: 'contextId', sql: 'context_id = @context_id', param: 'context_id' },
   { key: 'state', sql: 'state = @state', param: 'state' },
@@ -22,14 +24,11 @@ export const listTasks = (
   scope: Scope,
   query: ListTasksQuery,
 ): ListTasksPage => {
-  const active = FILTERS.filter((f) => query[f.key] !== undefined)
-  const filters = ['tenant = @tenant', 'owner = @owner', ...active.map((f) => f.sql)]
-  const params: Record<string, unknown> = {
-    tenant: scope.tenant,
-    owner: scope.owner,
-    limit: query.pageSize + 1,
-  }
-  for (const filter of active) params[filter.param] = query[filter.key]
+  const values = { ...query, owner: scope.owner }
+  const active = FILTERS.filter((f) => values[f.key] !== undefined)
+  const filters = ['tenant = @tenant', ...active.map((f) => f.sql)]
+  const params: Record<string, unknown> = { tenant: scope.tenant, limit: query.pageSize + 1 }
+  for (const filter of active) params[filter.param] = values[filter.key]
   const where = filters.join(' AND ')
   const total = ctx.statements.get(`SELECT count(*) AS n FROM tasks WHERE ${where}`).get(params) as {
     n: number

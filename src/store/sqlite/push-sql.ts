@@ -5,11 +5,12 @@ import { prepareAll } from './db.ts'
 const PUSH_SQL = {
   insertPushConfig:
     'INSERT INTO push_configs (task_id, id, tenant, owner, created_at, target) VALUES (?, ?, ?, ?, ?, ?)',
+  // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
   pushConfig:
-    'SELECT id, created_at, target FROM push_configs WHERE task_id = ? AND id = ? AND tenant = ? AND owner = ?',
+    'SELECT id, created_at, target FROM push_configs WHERE task_id = ? AND id = ? AND tenant = ? AND owner = coalesce(?, owner)',
   pushConfigsOf: 'SELECT id, created_at, target FROM push_configs WHERE task_id = ? ORDER BY created_at, id',
   pushConfigsScoped:
-    'SELECT id, created_at, target FROM push_configs WHERE task_id = ? AND tenant = ? AND owner = ? ORDER BY created_at, id',
+    'SELECT id, created_at, target FROM push_configs WHERE task_id = ? AND tenant = ? AND owner = coalesce(?, owner) ORDER BY created_at, id',
   deletePushConfig: 'DELETE FROM push_configs WHERE task_id = ? AND id = ?',
   dropPendingDeliveries: "DELETE FROM deliveries WHERE task_id = ? AND config_id = ? AND state = 'pending'",
   insertDelivery: `INSERT INTO deliveries

@@ -88,7 +88,7 @@ export class SqliteStore implements Store {
   }
 
   async getTask(scope: Scope, taskId: string): Promise<Task | undefined> {
-    const row = this.#tasks.taskSnapshot.get(taskId, scope.tenant, scope.owner) as
+    const row = this.#tasks.taskSnapshot.get(taskId, scope.tenant, scope.owner ?? null) as
       | { snapshot: string }
       | undefined
     return row ? currentTask(this.#tasks, row.snapshot) : undefined
@@ -163,29 +163,35 @@ export class SqliteStore implements Store {
 
   async putPushConfig(scope: Scope, config: PushConfig): Promise<PushConfig> {
     return this.#commit.write((): PushConfig => {
-      const task = this.#tasks.taskSnapshot.get(config.taskId, scope.tenant, scope.owner)
-      if (!task) throw new SwitchboardError('TASK_NOT_FOUND', `no task ${config.taskId}`)
+      const task = this.#tasks.taskHead.get(config.taskId) as { tenant: string; owner: string } | undefined
+      if (!task || !visible(task, scope))
+        throw new SwitchboardError('TASK_NOT_FOUND', `no task ${config.taskId}`)
       this.#push.deletePushConfig.run(config.taskId, config.id)
-      insertPushConfig(this.#writes, { tenant: scope.tenant, owner: scope.owner, id: config.taskId }, config)
+      // The config belongs to the task's owner, whoever in its tenant configured it.
+      insertPushConfig(this.#writes, { tenant: task.tenant, owner: task.owner, id: config.taskId }, config)
       return config
     })
   }
 
   async getPushConfig(scope: Scope, taskId: string, configId: string): Promise<PushConfig | undefined> {
-    const row = this.#push.pushConfig.get(taskId, configId, scope.tenant, scope.owner) as
+    const row = this.#push.pushConfig.get(taskId, configId, scope.tenant, scope.owner ?? null) as
       | SqlitePushConfigRow
       | undefined
     return row ? toPushConfig(taskId, row, JSON.parse) : undefined
   }
 
   async listPushConfigs(scope: Scope, taskId: string): Promise<PushConfig[]> {
-    const rows = this.#push.pushConfigsScoped.all(taskId, scope.tenant, scope.owner) as SqlitePushConfigRow[]
+    const rows = this.#push.pushConfigsScoped.all(
+      taskId,
+      scope.tenant,
+      scope.owner ?? null,
+    ) as SqlitePushConfigRow[]
     return rows.map((row) => toPushConfig(taskId, row, JSON.parse))
   }
 
   async deletePushConfig(scope: Scope, taskId: string, configId: string): Promise<boolean> {
     return this.#commit.write((): boolean => {
-      const existing = this.#push.pushConfig.get(taskId, configId, scope.tenant, scope.owner)
+      const existing = this.#push.pushConfig.get(taskId, configId, scope.tenant, scope.owner ?? null)
       if (!existing) return false
       this.#push.deletePushConfig.run(taskId, configId)
       this.#push.dropPendingDeliveries.run(taskId, configId)

@@ -14,7 +14,8 @@ const TASK_SQL = {
   taskHeadAndSnapshot: 'SELECT state, tenant, owner, lease_owner, version, snapshot FROM tasks WHERE id = ?',
   snapshotById: 'SELECT snapshot FROM tasks WHERE id = ?',
   lastSeq: 'SELECT max(seq) AS seq FROM events WHERE task_id = ?',
-  taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = ?',
+  // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
+  taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = coalesce(?, owner)',
   // The predicate is the tasks_open index's, word for word, so the count reads only that index.
   countOpen: `SELECT count(*) AS n FROM tasks
     WHERE tenant = ? AND owner = ? AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED')`,

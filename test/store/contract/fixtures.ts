@@ -5,14 +5,14 @@ import type { Artifact } from '../../../src/model/artifacts.ts'
 import { isSwitchboardError } from '../../../src/model/errors.ts'
 import type { EventBody } from '../../../src/model/events.ts'
 import { newId } from '../../../src/model/ids.ts'
-import type { Scope, Task, TaskHeader } from '../../../src/model/task.ts'
+import type { Owner, Task, TaskHeader } from '../../../src/model/task.ts'
 import { nowIso } from '../../../src/model/time.ts'
 import type { CreateTaskRequest, CreateTaskResult, Store } from '../../../src/store/contract.ts'
 
-export const SCOPE: Scope = { tenant: 'acme', owner: 'alice' }
+export const SCOPE: Owner = { tenant: 'acme', owner: 'alice' }
 /** Same tenant, another owner; and another tenant with the same owner name: both must see nothing. */
-export const OTHER_OWNER: Scope = { tenant: 'acme', owner: 'bob' }
-export const OTHER_TENANT: Scope = { tenant: 'globex', owner: 'alice' }
+export const OTHER_OWNER: Owner = { tenant: 'acme', owner: 'bob' }
+export const OTHER_TENANT: Owner = { tenant: 'globex', owner: 'alice' }
 export const FOREIGN_SCOPES = [OTHER_OWNER, OTHER_TENANT] as const
 
 export const CLAWPEDIA: ClawpediaPushTarget = {
