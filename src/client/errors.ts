@@ -19,9 +19,6 @@ export const CLIENT_ERROR_CODES = {
   ORIGIN_NOT_ALLOWED: 'A URL is outside the allowed origins',
   NO_USABLE_INTERFACE: 'The agent offers no interface this client can use',
   STREAM_LOST: 'The event stream could not be resumed after repeated attempts',
-  // A server's 403 (its credentials are valid, but not for this); a client code until the server
-  // catalogue has one of its own.
-  FORBIDDEN: 'The credentials are valid but do not allow this operation',
 } as const
 
 export type ClientOnlyCode = keyof typeof CLIENT_ERROR_CODES
@@ -85,9 +82,8 @@ const describeCode = (code: ClientErrorCode): string =>
 export const isCatalogueCode = (value: unknown): value is ErrorCode =>
   typeof value === 'string' && Object.hasOwn(ERROR_CODES, value)
 
-/** A code a server may name in its error body: the catalogue's, and FORBIDDEN. */
-const isServerCode = (value: unknown): value is ClientErrorCode =>
-  isCatalogueCode(value) || value === 'FORBIDDEN'
+/** A code a server may name in its error body: the catalogue's. */
+const isServerCode = isCatalogueCode
 
 const AUTH_CODES: ReadonlySet<ClientErrorCode> = new Set(['UNAUTHENTICATED', 'FORBIDDEN'])
 
@@ -125,6 +121,9 @@ export const JSON_RPC_CODES: Readonly<Record<number, ClientErrorCode>> = {
   // ExtensionSupportRequired has no catalogue code of its own: the agent refuses the operation.
   [-32008]: 'UNSUPPORTED_OPERATION',
   [-32009]: 'VERSION_NOT_SUPPORTED',
+  // Switchboard's own server-defined codes (docs/a2a.md).
+  [-32020]: 'FORBIDDEN',
+  [-32029]: 'RATE_LIMITED',
 }
 
 /** google.rpc.ErrorInfo reasons (A2A's, and the standard ones our server also sends). */
@@ -145,6 +144,7 @@ export const ERROR_INFO_REASONS: Readonly<Record<string, ClientErrorCode>> = {
   INTERNAL: 'INTERNAL',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   PERMISSION_DENIED: 'FORBIDDEN',
+  RATE_LIMITED: 'RATE_LIMITED',
   UNAVAILABLE: 'UNAVAILABLE',
 }
 
@@ -156,7 +156,8 @@ export const codeOfStatus = (status: number): ClientErrorCode => {
   if (status === 409) return 'INVALID_TRANSITION'
   if (status === 413) return 'PAYLOAD_TOO_LARGE'
   if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE'
-  if (status === 429 || status === 502 || status === 503 || status === 504) return 'UNAVAILABLE'
+  if (status === 429) return 'RATE_LIMITED'
+  if (status === 502 || status === 503 || status === 504) return 'UNAVAILABLE'
   if (status >= 500) return 'INTERNAL'
   if (status >= 400) return 'INVALID_REQUEST'
   return 'PROTOCOL_ERROR'

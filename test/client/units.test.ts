@@ -70,6 +70,10 @@ describe('error mapping', () => {
     )
     assert.equal(theirs.code, 'TASK_NOT_CANCELABLE')
     assert.equal(fromJsonRpcError({ code: -32001, message: 'gone' }, 200).code, 'TASK_NOT_FOUND')
+    // Switchboard's server-defined codes, read from the code alone (no ErrorInfo).
+    assert.equal(fromJsonRpcError({ code: -32020, message: 'no' }, 403).code, 'FORBIDDEN')
+    assert.equal(fromJsonRpcError({ code: -32029, message: 'slow down' }, 429).code, 'RATE_LIMITED')
+    assert.equal(codeOfStatus(429), 'RATE_LIMITED')
     const bad = fromJsonRpcError(
       {
         code: -32602,
