@@ -24,6 +24,13 @@ import { Heartbeats } from '../web/sse.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { DEFAULTS } from './defaults.ts'
+import {
+  checkExposure,
+  httpsOptionsOf,
+  INSECURE_WARNING,
+  identityWithTls,
+  type TlsOptions,
+} from './exposure.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { rootRoutes } from './root-routes.ts'
 
@@ -55,6 +62,13 @@ export interface SwitchboardOptions {
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
   identity?: IdentityOptions
+  /** Serve HTTPS with this certificate; with `clientCa`, callers may authenticate by client certificate. */
+  tls?: TlsOptions
+  /**
+   * Listen on a non-loopback address with no authenticator (every caller anonymous, seeing every
+   * task). Refused unless set; then warned about on every start. See docs/security/tls.md.
+   */
+  insecureNoAuth?: boolean
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -107,6 +121,13 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const defaultSlug = options.defaultAgent ?? definitions[0]!.slug
   if (!agents.has(defaultSlug))
     throw new TypeError(`the default agent "${defaultSlug}" is not one of the hosted agents`)
+  const host = options.host ?? DEFAULTS.host
+  const authentication = authenticationOf(identityWithTls(options.identity, options.tls))
+  const exposed = checkExposure({
+    host,
+    authenticators: authentication.authenticators,
+    insecureNoAuth: options.insecureNoAuth ?? false,
+  })
 
   const logger: Logger =
     options.logger === false
@@ -116,11 +137,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
   const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
-  const host = options.host ?? DEFAULTS.host
   let port = options.port ?? DEFAULTS.port
   const publicUrl = (): string =>
     (
-      options.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
+      options.publicUrl ??
+      `${options.tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
     ).replace(/\/+$/, '')
 
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
@@ -170,9 +191,9 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     childLoggerFactory: (parent) => parent,
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...(options.tls && { https: httpsOptionsOf(options.tls) }),
   }) as unknown as FastifyInstance
   registerJsonParsers(app)
-  const authentication = authenticationOf(options.identity)
   registerAuthentication(app, authentication)
 
   const mounts: AgentMount[] = agents.all().map((agent) => {
@@ -196,6 +217,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     engine,
     store,
     async listen() {
+      if (exposed) logger.warn(INSECURE_WARNING)
       await app.listen({ host, port })
       const address = app.server.address()
       if (address && typeof address === 'object') port = address.port
