@@ -6,7 +6,9 @@ import { join } from 'node:path'
 import { after, before, describe, it, mock } from 'node:test'
 import { exportSPKI, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose'
 import { jwtFlags } from '../../src/cli/serve-flags/jwt.ts'
+import { authenticate } from '../../src/identity/authenticate.ts'
 import { jwtAuthenticator } from '../../src/identity/jwt.ts'
+import type { SwitchboardError } from '../../src/model/errors.ts'
 import { instantAgent } from '../helpers/agents.ts'
 import { request, startServer, type TestServer } from '../helpers/server.ts'
 import {
@@ -151,6 +153,25 @@ describe('JWKS rotation', () => {
     assert.equal(jwks.fetches, 2, 'one refetch after the cooldown')
     await jwt.authenticate({ headers: bearer(rotated) })
     assert.equal(jwks.fetches, 2, 'the rotated set is cached')
+  })
+})
+
+describe('JWKS unreachable', () => {
+  it('refuses with 401 "could not be checked", not as a bad token', async () => {
+    const jwks = await startJwksServer([])
+    await jwks.close() // nothing listens on its port any more
+    const key = await signingKey('k1')
+    const jwt = jwtAuthenticator({
+      jwksUrl: jwks.url,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      jwksTimeoutMs: 1000,
+    })
+    await assert.rejects(
+      authenticate({ authenticators: [jwt] }, { headers: bearer(await tokenFor(key, { sub: 'alice' })) }),
+      (error: SwitchboardError) =>
+        error.code === 'UNAUTHENTICATED' && /could not be checked/.test(error.message),
+    )
   })
 })
 

@@ -42,21 +42,17 @@ export const tlsFlags: ServeFlagGroup = {
 
   resolve({ flags, env, file }: FlagSources): Partial<SwitchboardOptions> {
     const section = sectionOf(file, 'tls')
-    const cert = stringSetting(
-      '--tls-cert (tls.cert)',
-      firstSet(flags.tlsCert, env.SWITCHBOARD_TLS_CERT, section.cert),
-    )
-    const key = stringSetting(
-      '--tls-key (tls.key)',
-      firstSet(flags.tlsKey, env.SWITCHBOARD_TLS_KEY, section.key),
-    )
-    const clientCa = stringSetting(
-      '--client-ca (tls.clientCa)',
-      firstSet(flags.clientCa, env.SWITCHBOARD_CLIENT_CA, section.clientCa),
-    )
-    const clientTenant = stringSetting(
-      '--client-tenant (tls.clientTenant)',
-      firstSet(flags.clientTenant, env.SWITCHBOARD_CLIENT_TENANT, section.clientTenant),
+    /** One string setting: `--tls-cert` is `flags.tlsCert`, `SWITCHBOARD_TLS_CERT` and `tls.cert`. */
+    const setting = (flag: string, flagKey: string, variable: string, fileKey: string) =>
+      stringSetting(`${flag} (tls.${fileKey})`, firstSet(flags[flagKey], env[variable], section[fileKey]))
+    const cert = setting('--tls-cert', 'tlsCert', 'SWITCHBOARD_TLS_CERT', 'cert')
+    const key = setting('--tls-key', 'tlsKey', 'SWITCHBOARD_TLS_KEY', 'key')
+    const clientCa = setting('--client-ca', 'clientCa', 'SWITCHBOARD_CLIENT_CA', 'clientCa')
+    const clientTenant = setting(
+      '--client-tenant',
+      'clientTenant',
+      'SWITCHBOARD_CLIENT_TENANT',
+      'clientTenant',
     )
     const insecureNoAuth =
       (flags.insecureNoAuth as boolean | undefined) ?? insecureFromEnv(env.SWITCHBOARD_INSECURE_NO_AUTH)
