@@ -26,6 +26,13 @@ import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
 import { DEFAULTS } from './defaults.ts'
+import {
+  checkExposure,
+  httpsOptionsOf,
+  INSECURE_WARNING,
+  identityWithTls,
+  type TlsOptions,
+} from './exposure.ts'
 import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { createServerLogger } from './redaction.ts'
@@ -71,6 +78,13 @@ export interface SwitchboardOptions {
    * every authenticated caller. See docs/security/authorization.md.
    */
   access?: AgentAccess
+  /** Serve HTTPS with this certificate; with `clientCa`, callers may authenticate by client certificate. */
+  tls?: TlsOptions
+  /**
+   * Listen on a non-loopback address with no authenticator (every caller anonymous, seeing every
+   * task). Refused unless set; then warned about on every start. See docs/security/tls.md.
+   */
+  insecureNoAuth?: boolean
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
   /**
@@ -125,6 +139,13 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     options.access ?? {},
     definitions.map((agent) => agent.slug),
   )
+  const host = options.host ?? DEFAULTS.host
+  const authentication = authenticationOf(identityWithTls(options.identity, options.tls))
+  const exposed = checkExposure({
+    host,
+    authenticators: authentication.authenticators,
+    insecureNoAuth: options.insecureNoAuth ?? false,
+  })
 
   const logger: Logger =
     options.logger === false
@@ -145,11 +166,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
   const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
-  const host = options.host ?? DEFAULTS.host
   let port = options.port ?? DEFAULTS.port
   const publicUrl = (): string =>
     (
-      options.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
+      options.publicUrl ??
+      `${options.tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
     ).replace(/\/+$/, '')
 
   const limits = limitsOf(options.limits, host)
@@ -181,7 +202,6 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
 
   const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
-  const authentication = authenticationOf(options.identity)
   const cardSigning =
     options.cardSigning && (await loadCardSigning(options.cardSigning, () => `${publicUrl()}${JWKS_PATH}`))
   const server: ServerContext = {
@@ -209,6 +229,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     childLoggerFactory: (parent) => parent,
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...(options.tls && { https: httpsOptionsOf(options.tls) }),
   }) as unknown as FastifyInstance
   registerJsonParsers(app)
   registerAuthentication(app, authentication)
@@ -241,6 +262,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     engine,
     store,
     async listen() {
+      if (exposed) logger.warn(INSECURE_WARNING)
       await app.listen({ host, port })
       const address = app.server.address()
       if (address && typeof address === 'object') port = address.port

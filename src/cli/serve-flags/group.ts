@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
 import type { SwitchboardOptions } from '../../server/server.ts'
 
@@ -22,6 +23,32 @@ export interface ServeFlagGroup {
 /** The first value that is set: flag, then environment, then file. */
 export const firstSet = <T>(...values: (T | undefined)[]): T | undefined =>
   values.find((v) => v !== undefined && v !== '')
+
+/** A section of the config file (`auth.jwt`): an object, or empty when absent. */
+export const sectionOf = (file: Record<string, unknown>, ...path: string[]): Record<string, unknown> => {
+  let section: unknown = file
+  for (const key of path) {
+    section = (section as Record<string, unknown>)[key]
+    if (section === undefined) return {}
+    if (!isPlainObject(section)) throw new Error(`the config file's "${path.join('.')}" must be an object`)
+  }
+  return section as Record<string, unknown>
+}
+
+/** A setting that must be a string when set (the file could hold anything); `name` names it. */
+export const stringSetting = (name: string, value: unknown): string | undefined => {
+  if (value === undefined || typeof value === 'string') return value
+  throw new Error(`${name} must be a string`)
+}
+
+/** The text of a file a setting names (a key, a certificate), or an Error naming the flag. */
+export const readSettingFile = (flag: string, path: string): string => {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new Error(`${flag}: cannot read ${path}: ${(error as Error).message}`)
+  }
+}
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' &&

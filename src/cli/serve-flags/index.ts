@@ -1,11 +1,15 @@
 import { accessFlags } from './access.ts'
 import { cardSigningFlags } from './card-signing.ts'
 import type { ServeFlagGroup } from './group.ts'
+import { jwtFlags } from './jwt.ts'
 import { limitsFlags } from './limits.ts'
 import { secretsFlags } from './secrets.ts'
+import { tlsFlags } from './tls.ts'
 
 /** Every concern's `serve` settings, registered and resolved in this order. */
 export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
+  jwtFlags,
+  tlsFlags,
   secretsFlags,
   limitsFlags,
   cardSigningFlags,
