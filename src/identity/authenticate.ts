@@ -38,8 +38,8 @@ export const authenticate = async (
   throw new SwitchboardError('UNAUTHENTICATED', 'this server needs credentials: none were sent')
 }
 
-/** The `WWW-Authenticate` header of a 401: one challenge per scheme that has one. */
+/** The `WWW-Authenticate` header of a 401: each distinct challenge once (API keys and JWT share Bearer). */
 export const challengeOf = (authentication: Authentication): string | undefined => {
-  const challenges = authentication.authenticators.flatMap((a) => (a.challenge ? [a.challenge] : []))
-  return challenges.length > 0 ? challenges.join(', ') : undefined
+  const challenges = new Set(authentication.authenticators.flatMap((a) => (a.challenge ? [a.challenge] : [])))
+  return challenges.size > 0 ? [...challenges].join(', ') : undefined
 }

@@ -1,5 +1,6 @@
 import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { EngineLogger } from '../engine/logger.ts'
 import { type Authentication, authenticate, challengeOf } from '../identity/authenticate.ts'
 import type { Authenticator, Credentials } from '../identity/authenticator.ts'
 import { ANONYMOUS, type CallerIdentity } from '../model/caller.ts'
@@ -42,7 +43,11 @@ export const identify = (authentication: Authentication, request: FastifyRequest
  * its caller, or fails with UNAUTHENTICATED (401 with `WWW-Authenticate`) in the error shape of the
  * dialect whose route it reached — fastify hands a hook's error to that route's error handler.
  */
-export const registerAuthentication = (app: FastifyInstance, authentication: Authentication): void => {
+export const registerAuthentication = (
+  app: FastifyInstance,
+  authentication: Authentication,
+  logger: EngineLogger,
+): void => {
   app.decorateRequest('caller', undefined)
   const { anonymous } = authentication
   if (authentication.authenticators.length === 0 && anonymous) {
@@ -62,6 +67,11 @@ export const registerAuthentication = (app: FastifyInstance, authentication: Aut
       request.caller = await identify(authentication, request)
     } catch (error) {
       if (challenge) reply.header('www-authenticate', challenge)
+      // A credential that could not be checked (the JWKS unreachable, the store down) is the
+      // operator's problem, not the caller's: the caller sees a 401, the log says why.
+      const cause = (error as { cause?: unknown }).cause
+      if (cause !== undefined)
+        logger.warn({ err: cause, url: request.url.split('?')[0] }, 'a credential could not be checked')
       throw withoutCredentials(error, request.headers, headers)
     }
   })

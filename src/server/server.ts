@@ -232,7 +232,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(options.tls && { https: httpsOptionsOf(options.tls) }),
   }) as unknown as FastifyInstance
   registerJsonParsers(app)
-  registerAuthentication(app, authentication)
+  registerAuthentication(app, authentication, logger)
   registerRateLimit(app, limits)
 
   const mounts: AgentMount[] = agents.all().map((agent) => {
