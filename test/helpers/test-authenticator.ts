@@ -1,3 +1,4 @@
+/** The test authenticators: each implements the real contract of src/identity/authenticator.ts. */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Authenticator, Credentials } from '../../src/identity/authenticator.ts'
 import { bearerToken } from '../../src/identity/authenticator.ts'
@@ -43,3 +44,43 @@ export class TestAuthenticator implements Authenticator {
     return undefined
   }
 }
+
+/**
+ * The authenticator of the identity tests: `Authorization: Bearer test:<principal>:<tenant>:<scopes>`
+ * (scopes comma-separated, may be empty) is that caller; any other bearer token is refused.
+ */
+export const testAuthenticator: Authenticator = {
+  name: 'test',
+  securityScheme: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
+  challenge: 'Bearer realm="test"',
+  async authenticate({ headers }) {
+    const token = bearerToken(headers)
+    if (token === undefined) return undefined
+    const match = /^test:([^:]+):([^:]+):(.*)$/.exec(token)
+    if (!match) throw new SwitchboardError('UNAUTHENTICATED', 'not a valid test token')
+    const [, principal, tenant, scopes] = match as unknown as [string, string, string, string]
+    return { principal, tenant, scopes: scopes === '' ? [] : scopes.split(','), method: 'test' }
+  },
+}
+
+/** The Authorization header of a test caller. */
+export const bearer = (principal: string, tenant: string, scopes: string[] = []): Record<string, string> => ({
+  authorization: `Bearer test:${principal}:${tenant}:${scopes.join(',')}`,
+})
+
+/**
+ * A test authenticator: `Authorization: Bearer <token>` names one of the given identities. The
+ * real ones (API keys, JWT, mTLS) live in src/identity/; this one keeps tests free of key material.
+ */
+export const tokenAuthenticator = (identities: Record<string, CallerIdentity>): Authenticator => ({
+  name: 'testBearer',
+  securityScheme: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
+  challenge: 'Bearer realm="switchboard-test"',
+  async authenticate({ headers }) {
+    const token = bearerToken(headers)
+    if (token === undefined) return undefined
+    const identity = identities[token]
+    if (!identity) throw new SwitchboardError('UNAUTHENTICATED', 'unknown test token')
+    return identity
+  },
+})

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../../src/model/ids.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
-import { bearer, testAuthenticator } from './test-authenticator.ts'
+import { bearer, testAuthenticator } from '../helpers/test-authenticator.ts'
 
 interface Raw {
   status: number

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import pino from 'pino'
 import type { Authenticator } from '../../src/identity/authenticator.ts'
 import { request, startServer } from '../helpers/server.ts'
-import { bearer, testAuthenticator } from './test-authenticator.ts'
+import { bearer, testAuthenticator } from '../helpers/test-authenticator.ts'
 
 const TASK = '/agents/long-runner/tasks/0197f3a0-0000-7000-8000-000000000000'
 

@@ -13,28 +13,21 @@ import { defineAgent } from '../../src/agent/define.ts'
 import { connect } from '../../src/client/connect.ts'
 import { verifyCard } from '../../src/dialects/a2a/wire/signature.ts'
 import type { Authenticator } from '../../src/identity/authenticator.ts'
-import { bearerToken } from '../../src/identity/authenticator.ts'
-import { SwitchboardError } from '../../src/model/errors.ts'
 import { loadCardSigning } from '../../src/server/card-signing.ts'
 import { sdkClient, startA2a, type TestServer, V } from '../a2a/helpers.ts'
 import { checkA2a } from '../helpers/a2a-schema.ts'
 import { request as http } from '../helpers/server.ts'
+import { bearer, testAuthenticator as sharedAuthenticator } from '../helpers/test-authenticator.ts'
 
 const SCHEME = { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'test tokens' } }
 
-/** Accepts one bearer token, refuses any other, and ignores requests without one. */
+/** The shared test authenticator, declared under its own name and scheme. */
 const testAuthenticator: Authenticator = {
+  ...sharedAuthenticator,
   name: 'testBearer',
   securityScheme: SCHEME,
-  challenge: 'Bearer realm="test"',
-  async authenticate({ headers }) {
-    const token = bearerToken(headers)
-    if (token === undefined) return undefined
-    if (token !== 'good-token') throw new SwitchboardError('UNAUTHENTICATED', 'unknown token')
-    return { principal: 'alice', tenant: 'acme', scopes: [], method: 'test' }
-  },
 }
-const AUTH = { authorization: 'Bearer good-token' }
+const AUTH = bearer('alice', 'acme')
 
 const vip = defineAgent({
   id: '6f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0',

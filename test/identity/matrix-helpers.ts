@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { defineAgent } from '../../src/agent/define.ts'
-import { bearer } from './test-authenticator.ts'
+import { bearer } from '../helpers/test-authenticator.ts'
 
 /** The callers of every cell: the task's owner, four others, and two that are not authenticated. */
 export const CALLERS = {

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { instantAgent } from '../helpers/agents.ts'
 import { eventually, startServer, type TestServer } from '../helpers/server.ts'
+import { bearer, testAuthenticator } from '../helpers/test-authenticator.ts'
 import {
   type Answer,
   assertNotFound,
@@ -23,7 +24,6 @@ import {
   type Target,
   vaultAgent,
 } from './matrix-helpers.ts'
-import { bearer, testAuthenticator } from './test-authenticator.ts'
 
 let server: TestServer
 let base: string

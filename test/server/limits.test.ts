@@ -6,10 +6,10 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, describe, it } from 'node:test'
 import { limitsFlags } from '../../src/cli/serve-flags/limits.ts'
-import type { Authenticator } from '../../src/identity/authenticator.ts'
 import { EXPOSED_DEFAULTS, limitsOf, TokenBuckets } from '../../src/server/limits.ts'
 import { rest, rpc } from '../a2a/helpers.ts'
 import { request, startServer } from '../helpers/server.ts'
+import { bearer, testAuthenticator } from '../helpers/test-authenticator.ts'
 
 const cleanup: (() => Promise<void> | void)[] = []
 after(async () => {
@@ -17,15 +17,7 @@ after(async () => {
 })
 
 /** `Authorization: Bearer <name>` is the principal <name> of tenant t. */
-const namesAuthenticator: Authenticator = {
-  name: 'bearer',
-  securityScheme: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
-  async authenticate({ headers }) {
-    const name = /^Bearer (\w+)$/.exec(headers.authorization ?? '')?.[1]
-    return name ? { principal: name, tenant: 't', scopes: [], method: 'bearer' } : undefined
-  },
-}
-const as = (name: string) => ({ authorization: `Bearer ${name}`, 'A2A-Version': '1.0' })
+const as = (name: string) => ({ ...bearer(name, 't'), 'A2A-Version': '1.0' })
 
 describe('token buckets', () => {
   it('grant the burst, then one token per interval, and say how long to wait', () => {
@@ -88,7 +80,7 @@ describe('token buckets', () => {
 describe('limits on a server', () => {
   it('the request rate: per principal, 429 with Retry-After on every dialect, never on public routes', async () => {
     const server = await startServer({
-      identity: { authenticators: [namesAuthenticator] },
+      identity: { authenticators: [testAuthenticator] },
       limits: { requestsPerMinute: 1, burst: 2 },
     })
     cleanup.push(() => server.close())
@@ -121,7 +113,7 @@ describe('limits on a server', () => {
 
   it('the open-task cap: a creation beyond it is RATE_LIMITED on every dialect; finishing one frees a place', async () => {
     const server = await startServer({
-      identity: { authenticators: [namesAuthenticator] },
+      identity: { authenticators: [testAuthenticator] },
       limits: { openTasks: 2 },
     })
     cleanup.push(() => server.close())

@@ -15,7 +15,7 @@ import type { CallerIdentity } from '../../src/model/caller.ts'
 import { readSse, rest, rpc } from '../a2a/helpers.ts'
 import { CALENDAR_AUTH_URL, calendarAgent, callersSeen } from '../fixtures/auth-agents.ts'
 import { eventually, request, startServer, type TestServer } from '../helpers/server.ts'
-import { tokenAuthenticator } from '../helpers/token-authenticator.ts'
+import { tokenAuthenticator } from '../helpers/test-authenticator.ts'
 
 const ALICE: CallerIdentity = {
   principal: 'alice',
