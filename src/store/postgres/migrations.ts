@@ -94,4 +94,18 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   (s) => `UPDATE ${s}.push_configs
     SET target = regexp_replace(target::text, '[}][[:space:]]*$', ',"artifacts":true}')::json
     WHERE target->>'kind' = 'a2a' AND target->'artifacts' IS NULL;`,
+  /* 4: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */
+  (s) => `
+  CREATE TABLE ${s}.api_keys (
+    id         text PRIMARY KEY,
+    hash       text NOT NULL,
+    principal  text NOT NULL,
+    tenant     text NOT NULL,
+    scopes     json NOT NULL,
+    label      text,
+    created_at timestamptz NOT NULL,
+    revoked_at timestamptz
+  );
+  CREATE UNIQUE INDEX api_keys_by_hash ON ${s}.api_keys (hash);
+  `,
 ]

@@ -97,4 +97,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   UPDATE push_configs SET target = json_set(target, '$.artifacts', json('true'))
   WHERE json_extract(target, '$.kind') = 'a2a' AND json_type(target, '$.artifacts') IS NULL;
   `,
+  /* 5: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */ `
+  CREATE TABLE api_keys (
+    id         TEXT PRIMARY KEY,
+    hash       TEXT NOT NULL,
+    principal  TEXT NOT NULL,
+    tenant     TEXT NOT NULL,
+    scopes     TEXT NOT NULL,
+    label      TEXT,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  CREATE UNIQUE INDEX api_keys_by_hash ON api_keys (hash);
+  `,
 ]
