@@ -172,7 +172,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }) as unknown as FastifyInstance
   registerJsonParsers(app)
-  const authentication = authenticationOf(options.identity)
+  const authentication = authenticationOf(options.identity, store)
   registerAuthentication(app, authentication)
 
   const mounts: AgentMount[] = agents.all().map((agent) => {

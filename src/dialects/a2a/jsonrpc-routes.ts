@@ -62,8 +62,12 @@ export const a2aJsonRpcRoutes = async (
       .send(encodeJsonRpcError(id, jsonRpcError(failure)))
   }
 
-  // Reached only by what fails before the handler: malformed JSON (-32700), a body too large.
-  app.setErrorHandler((error, _request, reply) => sendError(reply, null, toA2aFailure(error)))
+  // Reached only by what fails before the handler: malformed JSON (-32700), a body too large, and
+  // the authentication stage, whose refusal is HTTP's own (401 with WWW-Authenticate), as on REST.
+  app.setErrorHandler((error, _request, reply) => {
+    const failure = toA2aFailure(error)
+    return sendError(reply, null, failure, failure.kind === 'UnauthenticatedError' ? failure.httpStatus : 200)
+  })
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,
