@@ -50,16 +50,21 @@ export interface ApiKeyAuthenticatorOptions {
 /** An HTTP field name (RFC 9110 token); Authorization is the bearer form, not a header of our own. */
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
 
+/** Refuses a header name that cannot carry API keys, saying why. */
+export const assertApiKeyHeader = (header: string): void => {
+  if (!HEADER_NAME.test(header) || header.toLowerCase() === 'authorization')
+    throw new TypeError(
+      `the API key header must be an HTTP header name other than Authorization, got "${header}"`,
+    )
+}
+
 /**
  * The API key authenticator. Every request looks its key up in the store (one read on a unique
  * index): nothing is cached, so a revoked key is refused from the next request on, on every replica.
  */
 export const apiKeyAuthenticator = (options: ApiKeyAuthenticatorOptions): Authenticator => {
   const { store, header } = options
-  if (header !== undefined && (!HEADER_NAME.test(header) || header.toLowerCase() === 'authorization'))
-    throw new TypeError(
-      `the API key header must be an HTTP header name other than Authorization, got "${header}"`,
-    )
+  if (header !== undefined) assertApiKeyHeader(header)
   const field = header?.toLowerCase()
   const description = 'A Switchboard API key (sbk_…), made with `switchboard keys create`'
 
