@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander'
 import { deliveriesCommand } from './deliveries.ts'
 import { EXIT, EXIT_CODES_HELP, exitCodeOfError, UsageError } from './exit-codes.ts'
+import { keysCommand } from './keys.ts'
 import { serveCommand } from './serve.ts'
 import { taskCommands } from './task-commands.ts'
 
@@ -13,7 +14,8 @@ Examples:
   switchboard send http://127.0.0.1:8080/agents/report-builder --text "Q3 revenue" --wait
   switchboard input http://127.0.0.1:8080/agents/report-builder <task> '{"sections":["Intro"]}' --wait
   switchboard artifacts http://127.0.0.1:8080/agents/csv-analyst <task> --download ./out
-  switchboard deliveries list --state dead --token "$SWITCHBOARD_ADMIN_TOKEN"`
+  switchboard deliveries list --state dead --token "$SWITCHBOARD_ADMIN_TOKEN"
+  switchboard keys create --principal alice --label laptop          # then: serve --api-keys`
 
 const program = new Command()
   .name('switchboard')
@@ -40,6 +42,7 @@ const run = async (action: () => Promise<number>): Promise<void> => {
 serveCommand(program)
 taskCommands(program, run)
 deliveriesCommand(program, run)
+keysCommand(program, run)
 for (const command of program.commands) {
   command.exitOverride().addHelpText('after', EXIT_CODES_HELP)
   for (const sub of command.commands) sub.exitOverride().addHelpText('after', EXIT_CODES_HELP)

@@ -1,14 +1,21 @@
 import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EngineLogger } from '../engine/logger.ts'
+import { apiKeyAuthenticator } from '../identity/api-keys.ts'
 import { type Authentication, authenticate, challengeOf } from '../identity/authenticate.ts'
 import type { Authenticator, Credentials } from '../identity/authenticator.ts'
 import { ANONYMOUS, type CallerIdentity } from '../model/caller.ts'
+import type { Store } from '../store/contract.ts'
 import { credentialHeaders, withoutCredentials } from './redaction.ts'
 
 export interface IdentityOptions {
   /** How callers prove who they are, asked in order (API keys, JWT, mTLS; see docs/security.md). */
   authenticators?: Authenticator[]
+  /**
+   * API keys from the server's store (`switchboard keys create`), on when present: as
+   * `Authorization: Bearer sbk_…`, and in `header` too when one is named. Asked first.
+   */
+  apiKeys?: { header?: string }
   /**
    * Serve requests that carry no credential as one anonymous caller. Default: only when there is
    * no authenticator (authentication off).
@@ -16,10 +23,13 @@ export interface IdentityOptions {
   allowAnonymous?: boolean
 }
 
-/** The authentication stage's settings from the server options. */
-export const authenticationOf = (options: IdentityOptions = {}): Authentication => {
-  const authenticators = options.authenticators ?? []
-  const anonymous = options.allowAnonymous ?? authenticators.length === 0
+/** The authentication stage's settings from the server options; API keys live in the server's store. */
+export const authenticationOf = (options: IdentityOptions | undefined, store: Store): Authentication => {
+  const authenticators = [
+    ...(options?.apiKeys ? [apiKeyAuthenticator({ store, ...options.apiKeys })] : []),
+    ...(options?.authenticators ?? []),
+  ]
+  const anonymous = options?.allowAnonymous ?? authenticators.length === 0
   return anonymous ? { authenticators, anonymous: ANONYMOUS } : { authenticators }
 }
 

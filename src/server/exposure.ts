@@ -1,6 +1,5 @@
 import type { SecureServerOptions } from 'node:http2'
 import ipaddr from 'ipaddr.js'
-import type { Authenticator } from '../identity/authenticator.ts'
 import { mtlsAuthenticator } from '../identity/mtls.ts'
 import type { IdentityOptions } from './authentication.ts'
 
@@ -56,10 +55,11 @@ export const isLoopbackBind = (host: string): boolean => {
  */
 export const checkExposure = (settings: {
   host: string
-  authenticators: readonly Authenticator[]
+  /** Whether any authenticator is configured. */
+  authenticated: boolean
   insecureNoAuth: boolean
 }): boolean => {
-  if (settings.authenticators.length > 0 || isLoopbackBind(settings.host)) return false
+  if (settings.authenticated || isLoopbackBind(settings.host)) return false
   if (!settings.insecureNoAuth)
     throw new Error(
       `refusing to listen on ${settings.host} with no authentication: anyone who can reach it could read, ` +

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { type Logger, pino } from 'pino'
 import type { AgentDefinition, NotificationConfig } from '../agent/define.ts'
@@ -10,15 +8,11 @@ import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
 import { AgentRegistry } from '../engine/registry.ts'
 import type { EventBus } from '../events/contract.ts'
-import { LocalBus } from '../events/local-bus.ts'
-import { PostgresBus } from '../events/postgres-bus.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
 import type { Store } from '../store/contract.ts'
-import { PostgresStore } from '../store/postgres/postgres-store.ts'
-import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
@@ -34,6 +28,7 @@ import {
   type TlsOptions,
 } from './exposure.ts'
 import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
+import { openStore } from './open-store.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { createServerLogger } from './redaction.ts'
 import { rootRoutes } from './root-routes.ts'
@@ -140,10 +135,10 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     definitions.map((agent) => agent.slug),
   )
   const host = options.host ?? DEFAULTS.host
-  const authentication = authenticationOf(identityWithTls(options.identity, options.tls))
+  const identity = identityWithTls(options.identity, options.tls)
   const exposed = checkExposure({
     host,
-    authenticators: authentication.authenticators,
+    authenticated: (identity?.authenticators?.length ?? 0) > 0 || identity?.apiKeys !== undefined,
     insecureNoAuth: options.insecureNoAuth ?? false,
   })
 
@@ -163,6 +158,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(options.store === undefined && { dataDir: options.dataDir ?? DEFAULTS.dataDir }),
     logger,
   })
+  const authentication = authenticationOf(identity, store)
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
   const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
@@ -286,34 +282,6 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 
 /** Every wire dialect an agent is served in, each an encapsulated fastify plugin under the agent's base. */
 const DIALECTS = [clawpediaRoutes, a2aRoutes]
-
-/** SQLite in the data directory by default; a PostgreSQL URL gets the PostgreSQL store and its LISTEN/NOTIFY bus. */
-const openStore = async (options: SwitchboardOptions): Promise<{ store: Store; bus: EventBus }> => {
-  if (typeof options.store === 'string') {
-    if (!/^postgres(ql)?:\/\//.test(options.store)) {
-      throw new TypeError('unsupported store URL: use postgres://user@host:port/database')
-    }
-    const store = new PostgresStore({
-      connectionString: options.store,
-      ...(options.postgres?.poolSize !== undefined && { poolSize: options.postgres.poolSize }),
-    })
-    await store.init()
-    const bus = await PostgresBus.connect({
-      connectionString: options.store,
-      replicaTag: store.replicaTag,
-      readVersions: (taskIds) => store.versionsOf(taskIds),
-    })
-    return { store, bus }
-  }
-  const store = options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir)
-  await store.init()
-  return { store, bus: options.bus ?? new LocalBus() }
-}
-
-const openSqlite = (dataDir: string): SqliteStore => {
-  mkdirSync(dataDir, { recursive: true })
-  return new SqliteStore({ filename: join(dataDir, 'switchboard.db') })
-}
 
 /** JSON for both content types the dialects accept; malformed JSON is our INVALID_JSON, not a framework error. */
 const registerJsonParsers = (app: FastifyInstance): void => {

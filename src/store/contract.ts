@@ -87,6 +87,32 @@ export interface Store {
   /** Puts a dead delivery back to pending as if new: its attempt count and its age (createdAt) restart. */
   retryDelivery(deliveryId: string): Promise<Delivery | undefined>
   countDeliveries(): Promise<Record<DeliveryState, number>>
+
+  // ── API keys (identity/api-keys.ts) ───────────────────────────────────────
+  /** Stores a new key: its SHA-256 hash and what it grants, never the key itself. */
+  createApiKey(key: NewApiKey): Promise<void>
+  /** The key with this hash, unless it was revoked: one indexed read, on every request. */
+  findApiKey(hash: string): Promise<ApiKey | undefined>
+  /** Every key, revoked ones too (with `revokedAt`), oldest first; never their hashes. */
+  listApiKeys(): Promise<ApiKey[]>
+  /** Revokes a key for good; returns whether it exists. A second revocation keeps the first time. */
+  revokeApiKey(id: string): Promise<boolean>
+}
+
+/** An API key as the store lists it: what it grants, without its hash. */
+export interface ApiKey {
+  id: string
+  principal: string
+  tenant: string
+  scopes: string[]
+  label?: string
+  createdAt: string
+  revokedAt?: string
+}
+
+export interface NewApiKey extends Omit<ApiKey, 'revokedAt'> {
+  /** SHA-256 of the whole key, hex. */
+  hash: string
 }
 
 export interface CreateTaskRequest {

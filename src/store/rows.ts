@@ -8,6 +8,7 @@ import {
   type PushTarget,
 } from '../model/push.ts'
 import type { Scope, Task } from '../model/task.ts'
+import type { ApiKey } from './contract.ts'
 
 /**
  * Row mapping shared by the backends. They differ only in column types: SQLite keeps JSON as text
@@ -83,6 +84,29 @@ export const toPushConfig = <Json>(
   createdAt: iso(row.created_at),
   target: json(row.target) as PushTarget,
 })
+
+export interface ApiKeyRow<Json> {
+  id: string
+  principal: string
+  tenant: string
+  scopes: Json
+  label: string | null
+  created_at: TimeColumn
+  revoked_at: TimeColumn | null
+}
+
+export const toApiKey = <Json>(row: ApiKeyRow<Json>, json: JsonColumn<Json>): ApiKey => {
+  const key: ApiKey = {
+    id: row.id,
+    principal: row.principal,
+    tenant: row.tenant,
+    scopes: json(row.scopes) as string[],
+    createdAt: iso(row.created_at),
+  }
+  if (row.label !== null) key.label = row.label
+  if (row.revoked_at !== null) key.revokedAt = iso(row.revoked_at)
+  return key
+}
 
 /** One outbox row, its JSON columns as text (both backends bind JSON as text). */
 export interface OutboxRow {

@@ -84,6 +84,18 @@ export class SealedStore implements Store {
   countOpenTasks(scope: Scope) {
     return this.#inner.countOpenTasks(scope)
   }
+  createApiKey(...args: Parameters<Store['createApiKey']>) {
+    return this.#inner.createApiKey(...args)
+  }
+  findApiKey(...args: Parameters<Store['findApiKey']>) {
+    return this.#inner.findApiKey(...args)
+  }
+  listApiKeys() {
+    return this.#inner.listApiKeys()
+  }
+  revokeApiKey(...args: Parameters<Store['revokeApiKey']>) {
+    return this.#inner.revokeApiKey(...args)
+  }
   readEvents(...args: Parameters<Store['readEvents']>) {
     return this.#inner.readEvents(...args)
   }

@@ -94,6 +94,17 @@ describe('start-up policy: no authentication only on loopback, or when asked for
     }
   })
 
+  it('counts API keys as authentication: a non-loopback address with only API keys starts', async () => {
+    const server = await startServer({ agents: [instantAgent], host: '0.0.0.0', identity: { apiKeys: {} } })
+    try {
+      const port = new URL(server.url).port
+      const refused = await request(`http://127.0.0.1:${port}/agents/instant/tasks`, { body: { input: {} } })
+      assert.equal(refused.status, 401)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('knows loopback binds', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1'])
       assert.equal(isLoopbackBind(host), true, host)

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'node:test'
 import type { Store } from '../../src/store/contract.ts'
+import { apiKeyCases } from './contract/api-keys.ts'
 import { appendCases } from './contract/append.ts'
 import { deliveryCases } from './contract/deliveries.ts'
 import { leaseCases } from './contract/leases.ts'
@@ -45,5 +46,6 @@ export function storeContract(
     pushConfigCases(current)
     deliveryCases(current)
     tenantScopeCases(current)
+    apiKeyCases(current)
   })
 }

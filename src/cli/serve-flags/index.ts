@@ -1,4 +1,5 @@
 import { accessFlags } from './access.ts'
+import { apiKeyFlags } from './api-keys.ts'
 import { cardSigningFlags } from './card-signing.ts'
 import type { ServeFlagGroup } from './group.ts'
 import { jwtFlags } from './jwt.ts'
@@ -8,6 +9,7 @@ import { tlsFlags } from './tls.ts'
 
 /** Every concern's `serve` settings, registered and resolved in this order. */
 export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
+  apiKeyFlags,
   jwtFlags,
   tlsFlags,
   secretsFlags,

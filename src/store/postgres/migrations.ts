@@ -97,4 +97,18 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   /* 4: a principal's open tasks, counted at every creation against its cap: the index holds only open ones */
   (s) => `CREATE INDEX IF NOT EXISTS tasks_open ON ${s}.tasks (tenant, owner)
     WHERE state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED');`,
+  /* 5: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */
+  (s) => `
+  CREATE TABLE ${s}.api_keys (
+    id         text PRIMARY KEY,
+    hash       text NOT NULL,
+    principal  text NOT NULL,
+    tenant     text NOT NULL,
+    scopes     json NOT NULL,
+    label      text,
+    created_at timestamptz NOT NULL,
+    revoked_at timestamptz
+  );
+  CREATE UNIQUE INDEX api_keys_by_hash ON ${s}.api_keys (hash);
+  `,
 ]

@@ -6,6 +6,7 @@ import { newId } from '../../model/ids.ts'
 import type { Delivery, DeliveryState, PushConfig } from '../../model/push.ts'
 import type { Scope, Task } from '../../model/task.ts'
 import type {
+  ApiKey,
   AppendRequest,
   AppendResult,
   ClaimDeliveriesRequest,
@@ -17,10 +18,12 @@ import type {
   ListDeliveriesQuery,
   ListTasksPage,
   ListTasksQuery,
+  NewApiKey,
   Store,
   StoredArtifact,
 } from '../contract.ts'
-import { toDelivery, toPushConfig, visible } from '../rows.ts'
+import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
+import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { ms, quoteSchema, run } from './db.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
 import { TaskLists } from './list-tasks.ts'
@@ -64,6 +67,7 @@ export class PostgresStore implements Store {
   readonly #tasks: TaskSql
   readonly #leases: LeaseSql
   readonly #push: PushSql
+  readonly #apiKeys: ApiKeySql
   readonly #lists: TaskLists
   readonly #writes: WriteContext
   #closed = false
@@ -87,6 +91,7 @@ export class PostgresStore implements Store {
     this.#tasks = taskSql(s)
     this.#leases = leaseSql(s)
     this.#push = pushSql(s)
+    this.#apiKeys = apiKeySql(s)
     this.#lists = new TaskLists(this.#pool, s)
     this.#writes = { pool: this.#pool, sql: this.#tasks, replicaTag: this.replicaTag }
   }
@@ -300,5 +305,35 @@ export class PostgresStore implements Store {
     )
     for (const row of rows) counts[row.state] = row.n
     return counts
+  }
+
+  // ── API keys ──────────────────────────────────────────────────────────────
+
+  async createApiKey(key: NewApiKey): Promise<void> {
+    await run(this.#pool, this.#apiKeys.insertApiKey, {
+      id: key.id,
+      hash: key.hash,
+      principal: key.principal,
+      tenant: key.tenant,
+      scopes: JSON.stringify(key.scopes),
+      label: key.label ?? null,
+      created_at: key.createdAt,
+    })
+  }
+
+  async findApiKey(hash: string): Promise<ApiKey | undefined> {
+    const { rows } = await run<ApiKeyRow<unknown>>(this.#pool, this.#apiKeys.activeApiKey, { hash })
+    const row = rows[0]
+    return row ? toApiKey(row, parsed) : undefined
+  }
+
+  async listApiKeys(): Promise<ApiKey[]> {
+    const { rows } = await run<ApiKeyRow<unknown>>(this.#pool, this.#apiKeys.apiKeys, {})
+    return rows.map((row) => toApiKey(row, parsed))
+  }
+
+  async revokeApiKey(id: string): Promise<boolean> {
+    const { rowCount } = await run(this.#pool, this.#apiKeys.revokeApiKey, { id })
+    return rowCount === 1
   }
 }

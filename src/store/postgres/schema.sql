@@ -5,6 +5,17 @@
 
 CREATE SCHEMA switchboard;
 
+CREATE TABLE switchboard.api_keys (
+    id text NOT NULL,
+    hash text NOT NULL,
+    principal text NOT NULL,
+    tenant text NOT NULL,
+    scopes json NOT NULL,
+    label text,
+    created_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone
+);
+
 CREATE TABLE switchboard.artifacts (
     id text NOT NULL,
     task_id text NOT NULL,
@@ -70,6 +81,9 @@ CREATE TABLE switchboard.tasks (
     snapshot json NOT NULL
 );
 
+ALTER TABLE ONLY switchboard.api_keys
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY switchboard.artifacts
     ADD CONSTRAINT artifacts_pkey PRIMARY KEY (id);
 
@@ -87,6 +101,8 @@ ALTER TABLE ONLY switchboard.push_configs
 
 ALTER TABLE ONLY switchboard.tasks
     ADD CONSTRAINT tasks_pkey PRIMARY KEY (id);
+
+CREATE UNIQUE INDEX api_keys_by_hash ON switchboard.api_keys USING btree (hash);
 
 CREATE INDEX deliveries_by_state ON switchboard.deliveries USING btree (state, created_at);
 

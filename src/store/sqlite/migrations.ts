@@ -100,4 +100,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   /* 5: a principal's open tasks, counted at every creation against its cap: the index holds only open ones */ `
   CREATE INDEX tasks_open ON tasks (tenant, owner) WHERE state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED');
   `,
+  /* 6: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */ `
+  CREATE TABLE api_keys (
+    id         TEXT PRIMARY KEY,
+    hash       TEXT NOT NULL,
+    principal  TEXT NOT NULL,
+    tenant     TEXT NOT NULL,
+    scopes     TEXT NOT NULL,
+    label      TEXT,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  CREATE UNIQUE INDEX api_keys_by_hash ON api_keys (hash);
+  `,
 ]

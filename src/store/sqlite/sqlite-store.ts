@@ -6,6 +6,7 @@ import type { Delivery, DeliveryState, PushConfig } from '../../model/push.ts'
 import type { Scope, Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import type {
+  ApiKey,
   AppendRequest,
   AppendResult,
   ClaimDeliveriesRequest,
@@ -17,10 +18,12 @@ import type {
   ListDeliveriesQuery,
   ListTasksPage,
   ListTasksQuery,
+  NewApiKey,
   Store,
   StoredArtifact,
 } from '../contract.ts'
-import { toDelivery, toPushConfig, visible } from '../rows.ts'
+import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
+import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { GroupCommit, openDatabase, type SqliteStoreOptions, StatementCache } from './db.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
 import { eventsPage, listTasks } from './list-tasks.ts'
@@ -49,6 +52,7 @@ export class SqliteStore implements Store {
   readonly #tasks: TaskSql
   readonly #leases: LeaseSql
   readonly #push: PushSql
+  readonly #apiKeys: ApiKeySql
   readonly #statements: StatementCache
   readonly #writes: WriteContext
   readonly #commit: GroupCommit
@@ -59,6 +63,7 @@ export class SqliteStore implements Store {
     this.#tasks = taskSql(this.#db)
     this.#leases = leaseSql(this.#db)
     this.#push = pushSql(this.#db)
+    this.#apiKeys = apiKeySql(this.#db)
     this.#statements = new StatementCache(this.#db)
     this.#writes = { tasks: this.#tasks, push: this.#push }
     this.#commit = new GroupCommit(this.#db)
@@ -257,5 +262,36 @@ export class SqliteStore implements Store {
     for (const row of this.#push.countDeliveries.all() as { state: DeliveryState; n: number }[])
       counts[row.state] = row.n
     return counts
+  }
+
+  // ── API keys ──────────────────────────────────────────────────────────────
+
+  async createApiKey(key: NewApiKey): Promise<void> {
+    const { id, hash, principal, tenant, scopes, label, createdAt } = key
+    await this.#commit.write(() =>
+      this.#apiKeys.insertApiKey.run(
+        id,
+        hash,
+        principal,
+        tenant,
+        JSON.stringify(scopes),
+        label ?? null,
+        createdAt,
+      ),
+    )
+  }
+
+  async findApiKey(hash: string): Promise<ApiKey | undefined> {
+    const row = this.#apiKeys.activeApiKey.get(hash) as ApiKeyRow<string> | undefined
+    return row ? toApiKey(row, JSON.parse) : undefined
+  }
+
+  async listApiKeys(): Promise<ApiKey[]> {
+    return (this.#apiKeys.apiKeys.all() as ApiKeyRow<string>[]).map((row) => toApiKey(row, JSON.parse))
+  }
+
+  async revokeApiKey(id: string): Promise<boolean> {
+    const result = await this.#commit.write(() => this.#apiKeys.revokeApiKey.run(nowIso(), id))
+    return result.changes === 1
   }
 }
