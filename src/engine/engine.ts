@@ -136,6 +136,7 @@ export class Engine {
       const expired = await this.#store.expireLeases()
       if (expired > 0) this.#logger.warn({ expired }, 'recovering tasks left running by a previous process')
     }
+    if (this.#options.maxOpenTasks !== undefined) await this.#store.prepareOpenTaskCount()
     this.#unsubscribeWork = this.#bus.onWork(() => void this.#admission.pump())
     this.#admission.start()
   }
@@ -155,8 +156,7 @@ export class Engine {
    * it by the number in flight (a soft cap; a hard one would serialise every creation of a principal).
    */
   async #checkOpenTasks(scope: Scope): Promise<void> {
-    const cap = this.#options.maxOpenTasks
-    if (cap === undefined) return
+    const cap = this.#options.maxOpenTasks ?? Number.POSITIVE_INFINITY
     const open = await this.#store.countOpenTasks(scope)
     if (open >= cap)
       throw new SwitchboardError(
@@ -174,7 +174,7 @@ export class Engine {
     const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
     const caller = request.caller
     const recorded = recordedCaller(caller)
-    await this.#checkOpenTasks(scopeOf(caller))
+    if (this.#options.maxOpenTasks !== undefined) await this.#checkOpenTasks(scopeOf(caller))
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>

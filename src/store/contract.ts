@@ -42,6 +42,13 @@ export interface Store {
 
   listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage>
 
+  /**
+   * Makes `countOpenTasks` an index read: a partial index of the open tasks. Only a server with an
+   * open-task cap calls it (at start): the index costs every task write, so nobody else pays for
+   * it. Idempotent, and safe from several replicas at once.
+   */
+  prepareOpenTaskCount(): Promise<void>
+
   /** How many of the scope's tasks are not terminal: what the open-task cap of a principal counts. */
   countOpenTasks(scope: Scope): Promise<number>
 

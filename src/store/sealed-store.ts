@@ -37,8 +37,10 @@ export class SealedStore implements Store {
     return this.#inner
   }
 
+  /** The targets sealed, or undefined when there are none (most tasks: nothing to copy then). */
   #seal(targets: readonly PushTarget[] | undefined): PushTarget[] | undefined {
-    return targets?.map((target) => sealTarget(this.#keyring, target))
+    if (targets === undefined || targets.length === 0) return undefined
+    return targets.map((target) => sealTarget(this.#keyring, target))
   }
 
   /** Opens a target for a reader that can do without its credentials when the seal fails. */
@@ -75,11 +77,14 @@ export class SealedStore implements Store {
     const pushTargets = this.#seal(request.pushTargets)
     return this.#inner.append(pushTargets ? { ...request, pushTargets } : request)
   }
-  getTask(...args: Parameters<Store['getTask']>) {
-    return this.#inner.getTask(...args)
+  getTask(scope: Scope, taskId: string) {
+    return this.#inner.getTask(scope, taskId)
   }
   listTasks(...args: Parameters<Store['listTasks']>) {
     return this.#inner.listTasks(...args)
+  }
+  prepareOpenTaskCount() {
+    return this.#inner.prepareOpenTaskCount()
   }
   countOpenTasks(scope: Scope) {
     return this.#inner.countOpenTasks(scope)
@@ -96,8 +101,8 @@ export class SealedStore implements Store {
   revokeApiKey(...args: Parameters<Store['revokeApiKey']>) {
     return this.#inner.revokeApiKey(...args)
   }
-  readEvents(...args: Parameters<Store['readEvents']>) {
-    return this.#inner.readEvents(...args)
+  readEvents(taskId: string, afterSeq: number, limit?: number) {
+    return this.#inner.readEvents(taskId, afterSeq, limit)
   }
   getArtifact(...args: Parameters<Store['getArtifact']>) {
     return this.#inner.getArtifact(...args)

@@ -130,3 +130,37 @@ describe('sqlite compare-and-set', () => {
     }
   })
 })
+
+describe('the open-task index', () => {
+  it('exists only once a server with an open-task cap prepares it, and then the count reads it', async () => {
+    const filename = join(dir, 'open-index.db')
+    const store = new SqliteStore({ filename })
+    await store.init()
+    const indexes = () => {
+      const db = new Database(filename, { readonly: true })
+      try {
+        return db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'tasks_open'").all()
+      } finally {
+        db.close()
+      }
+    }
+    try {
+      assert.deepEqual(indexes(), [], 'no cap, no index: no task write pays for it')
+      await store.prepareOpenTaskCount()
+      assert.equal(indexes().length, 1)
+      const db = new Database(filename, { readonly: true })
+      try {
+        const plan = db
+          .prepare(
+            "EXPLAIN QUERY PLAN SELECT count(*) FROM tasks WHERE tenant = 'a' AND owner = 'b' AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED')",
+          )
+          .all() as { detail: string }[]
+        assert.match(plan.map((row) => row.detail).join('\n'), /tasks_open/)
+      } finally {
+        db.close()
+      }
+    } finally {
+      await store.close()
+    }
+  })
+})

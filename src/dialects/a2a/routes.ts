@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { callerOf, PUBLIC_ROUTE, readerOf, writerOf } from '../../web/caller.ts'
+import { callerOf, MountCallers, PUBLIC_ROUTE } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { JSONRPC_PATH, REST_PATH } from './card.ts'
@@ -26,7 +26,7 @@ export const a2aRoutes = async (
       server,
       cards,
       identity: callerOf(request),
-      callers: { reader: readerOf(request, slug), writer: writerOf(request, slug) },
+      callers: new MountCallers(request, slug),
     })
 
   app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) =>

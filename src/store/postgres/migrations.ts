@@ -94,10 +94,7 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   (s) => `UPDATE ${s}.push_configs
     SET target = regexp_replace(target::text, '[}][[:space:]]*$', ',"artifacts":true}')::json
     WHERE target->>'kind' = 'a2a' AND target->'artifacts' IS NULL;`,
-  /* 4: a principal's open tasks, counted at every creation against its cap: the index holds only open ones */
-  (s) => `CREATE INDEX IF NOT EXISTS tasks_open ON ${s}.tasks (tenant, owner)
-    WHERE state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED');`,
-  /* 5: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */
+  /* 4: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */
   (s) => `
   CREATE TABLE ${s}.api_keys (
     id         text PRIMARY KEY,

@@ -22,6 +22,7 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
+import { openTasksIndexSql } from '../open-tasks.ts'
 import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { ms, quoteSchema, run } from './db.ts'
@@ -127,6 +128,17 @@ export class PostgresStore implements Store {
       owner: scope.owner,
     })
     return rows[0]?.snapshot
+  }
+
+  /** CONCURRENTLY: enabling the cap on a large, busy table does not block its writes meanwhile. */
+  async prepareOpenTaskCount(): Promise<void> {
+    try {
+      await this.#pool.query(openTasksIndexSql(`${quoteSchema(this.schema)}.tasks`, { concurrently: true }))
+    } catch (error) {
+      // Two replicas starting together: the other one's build won the name (duplicate table/key).
+      const code = (error as { code?: string }).code
+      if (code !== '42P07' && code !== '23505') throw error
+    }
   }
 
   async countOpenTasks(scope: Scope): Promise<number> {

@@ -120,8 +120,6 @@ CREATE INDEX tasks_by_status_time ON switchboard.tasks USING btree (tenant, owne
 
 CREATE UNIQUE INDEX tasks_idempotency ON switchboard.tasks USING btree (tenant, owner, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
-CREATE INDEX tasks_open ON switchboard.tasks USING btree (tenant, owner) WHERE (state <> ALL (ARRAY['COMPLETED'::text, 'FAILED'::text, 'CANCELLED'::text, 'REJECTED'::text]));
-
 CREATE INDEX tasks_runnable ON switchboard.tasks USING btree (created_at, id) WHERE run_pending;
 
 ALTER TABLE ONLY switchboard.artifacts

@@ -1,3 +1,4 @@
+import { OPEN_SQL } from '../open-tasks.ts'
 import { statement } from './db.ts'
 import { EVENTS_CHANNEL, WORK_CHANNEL } from './notify.ts'
 
@@ -103,11 +104,12 @@ export const taskSql = (s: string) => ({
     `SELECT snapshot FROM ${s}.tasks WHERE id = :task_id AND tenant = :tenant AND owner = coalesce(:owner::text, owner)`,
   ),
 
-  // The predicate is the tasks_open index's, word for word, so the count reads only that index.
+  // The predicate is the tasks_open index's, word for word, so the count reads only that index
+  // (made on demand by prepareOpenTaskCount: see the store contract).
   countOpen: statement(
     'sb_count_open',
     `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = :tenant AND owner = :owner
-       AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED')`,
+       AND ${OPEN_SQL}`,
   ),
 
   events: statement(

@@ -97,10 +97,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   UPDATE push_configs SET target = json_set(target, '$.artifacts', json('true'))
   WHERE json_extract(target, '$.kind') = 'a2a' AND json_type(target, '$.artifacts') IS NULL;
   `,
-  /* 5: a principal's open tasks, counted at every creation against its cap: the index holds only open ones */ `
-  CREATE INDEX tasks_open ON tasks (tenant, owner) WHERE state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED');
-  `,
-  /* 6: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */ `
+  /* 5: API keys, by the SHA-256 of the key (never the key); revoked ones stay, with revoked_at */ `
   CREATE TABLE api_keys (
     id         TEXT PRIMARY KEY,
     hash       TEXT NOT NULL,

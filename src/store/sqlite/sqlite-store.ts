@@ -22,6 +22,7 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
+import { openTasksIndexSql } from '../open-tasks.ts'
 import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { GroupCommit, openDatabase, type SqliteStoreOptions, StatementCache } from './db.ts'
@@ -97,6 +98,10 @@ export class SqliteStore implements Store {
       | { snapshot: string }
       | undefined
     return row ? currentTask(this.#tasks, row.snapshot) : undefined
+  }
+
+  async prepareOpenTaskCount(): Promise<void> {
+    this.#db.exec(openTasksIndexSql('tasks'))
   }
 
   async countOpenTasks(scope: Scope): Promise<number> {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { OPEN_SQL } from '../open-tasks.ts'
 import { prepareAll } from './db.ts'
 
 /** Task creation, appends and reads, prepared once. */
@@ -16,9 +17,10 @@ const TASK_SQL = {
   lastSeq: 'SELECT max(seq) AS seq FROM events WHERE task_id = ?',
   // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
   taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = coalesce(?, owner)',
-  // The predicate is the tasks_open index's, word for word, so the count reads only that index.
+  // The predicate is the tasks_open index's, word for word, so the count reads only that index
+  // (made on demand by prepareOpenTaskCount: see the store contract).
   countOpen: `SELECT count(*) AS n FROM tasks
-    WHERE tenant = ? AND owner = ? AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED')`,
+    WHERE tenant = ? AND owner = ? AND ${OPEN_SQL}`,
   // With a release the run's lease goes too, leaving the task as releaseLease would.
   // better-sqlite3 binds no numbered parameter twice: the run_pending and lease columns are computed
   // by the caller (see appendFolded), and the version is compared as the compare-and-set.

@@ -159,6 +159,13 @@ export const taskCases = (store: CurrentStore): void => {
   })
 
   describe('countOpenTasks', () => {
+    it('prepares its index on demand, any number of times', async () => {
+      await create(store())
+      await store().prepareOpenTaskCount()
+      await store().prepareOpenTaskCount()
+      assert.equal(await store().countOpenTasks(SCOPE), 1)
+    })
+
     it("counts the scope's tasks that are not terminal, and nobody else's", async () => {
       assert.equal(await store().countOpenTasks(SCOPE), 0)
       const tasks = await Promise.all(range(4).map(() => create(store())))
