@@ -19,4 +19,9 @@ export const LIMITS = {
   callerClaimsBytes: 8 * 1024,
   /** Events read from the store per round trip when a stream catches up. */
   eventReadBatch: 500,
+  /**
+   * How deep a request body may nest objects and arrays, envelope included: refused at parse time,
+   * so nothing that handles an accepted input (schema checks, the store's JSON) can run out of stack.
+   */
+  jsonDepth: 100,
 } as const

@@ -8,7 +8,6 @@ import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
 import { AgentRegistry } from '../engine/registry.ts'
 import type { EventBus } from '../events/contract.ts'
-import { SwitchboardError } from '../model/errors.ts'
 import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
@@ -27,6 +26,7 @@ import {
   identityWithTls,
   type TlsOptions,
 } from './exposure.ts'
+import { registerJsonParsers } from './json-body.ts'
 import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
 import { openStore } from './open-store.ts'
 import { pushRenderers } from './push-renderers.ts'
@@ -282,27 +282,3 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 
 /** Every wire dialect an agent is served in, each an encapsulated fastify plugin under the agent's base. */
 const DIALECTS = [clawpediaRoutes, a2aRoutes]
-
-/** JSON for both content types the dialects accept; malformed JSON is our INVALID_JSON, not a framework error. */
-const registerJsonParsers = (app: FastifyInstance): void => {
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser(
-    ['application/json', 'application/a2a+json'],
-    { parseAs: 'string' },
-    (_request, body, done) => {
-      const text = body as string
-      if (text.trim() === '') {
-        done(null, undefined)
-        return
-      }
-      try {
-        done(null, JSON.parse(text))
-      } catch (error) {
-        done(
-          new SwitchboardError('INVALID_JSON', `the body is not valid JSON: ${(error as Error).message}`),
-          undefined,
-        )
-      }
-    },
-  )
-}
