@@ -5,21 +5,45 @@ import type { AgentMount, ServerContext } from '../web/context.ts'
 /** How long /readyz waits for the task store before it answers 503. */
 const READY_TIMEOUT_MS = 2_000
 
-/** Routes that belong to the server rather than to an agent: the agent directory and health. */
+/** Where a visitor of the root reads how to talk to the agents: paths in the Switchboard package, and the spec. */
+const DOCS = {
+  clawpedia: 'docs/clawpedia.md',
+  a2a: 'docs/a2a.md',
+  errors: 'docs/errors.md',
+  a2a_specification: 'https://a2a-protocol.org/latest/specification/',
+}
+
+/** Routes that belong to the server rather than to an agent: the index, the agent directory, health. */
 export const rootRoutes = async (
   app: FastifyInstance,
-  options: { mounts: AgentMount[]; server: ServerContext },
+  options: { mounts: AgentMount[]; defaultSlug: string; server: ServerContext },
 ) => {
-  const { mounts, server } = options
-  app.get('/agents', PUBLIC_ROUTE, async () => ({
-    agents: mounts.map((mount) => ({
+  const { mounts, defaultSlug, server } = options
+  const directory = () =>
+    mounts.map((mount) => ({
       slug: mount.agent.definition.slug,
       agent_id: mount.agent.definition.id,
       display_name: mount.agent.definition.name,
       base_url: mount.baseUrl(),
       card_url: `${mount.baseUrl()}/agent-card.json`,
-    })),
-  }))
+    }))
+  app.get('/agents', PUBLIC_ROUTE, async () => ({ agents: directory() }))
+
+  // The default agent is also served at the root, but `/` is none of its routes: a visitor (or a
+  // client given the bare server URL) finds the agents, their cards and the docs here.
+  app.get('/', PUBLIC_ROUTE, async () => {
+    const base = server.publicUrl()
+    return {
+      service: 'switchboard',
+      default_agent: defaultSlug,
+      agents: directory().map((agent) => ({
+        ...agent,
+        a2a_card_url: `${agent.base_url}/.well-known/agent-card.json`,
+      })),
+      links: { agents: `${base}/agents`, healthz: `${base}/healthz`, readyz: `${base}/readyz` },
+      docs: DOCS,
+    }
+  })
 
   // Liveness: the process serves. It does not look at the database, so a database outage does not
   // get every replica restarted.

@@ -236,7 +236,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     return { agent, prefix, baseUrl: () => `${publicUrl()}${prefix}` }
   })
   const defaultMount: AgentMount = { agent: agents.get(defaultSlug), prefix: '', baseUrl: publicUrl }
-  await app.register(rootRoutes, { mounts, server })
+  await app.register(rootRoutes, { mounts, defaultSlug, server })
   await app.register(adminRoutes, {
     server,
     access: { ...options.admin, authentication, publicUrl },

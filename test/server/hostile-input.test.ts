@@ -138,3 +138,22 @@ describe('the depth scan', () => {
     assert.equal(nestsDeeperThan(text('["€[[[["]'), 1), false)
   })
 })
+
+describe('the root', () => {
+  it('GET / is an index: the agents with their cards, the default agent, links and docs', async () => {
+    const response = await fetch(`${server.url}/`)
+    assert.equal(response.status, 200)
+    const index = (await response.json()) as Body
+    assert.equal(index.service, 'switchboard')
+    assert.equal(index.default_agent, 'python-script-generator')
+    const echo = index.agents.find((agent: Body) => agent.slug === 'echo')
+    assert.equal(echo.card_url, `${server.base('echo')}/agent-card.json`)
+    assert.equal(echo.a2a_card_url, `${server.base('echo')}/.well-known/agent-card.json`)
+    assert.equal((await fetch(echo.a2a_card_url)).status, 200)
+    assert.equal(index.links.agents, `${server.url}/agents`)
+    assert.equal((await fetch(index.links.agents)).status, 200)
+    assert.equal(typeof index.docs.clawpedia, 'string')
+    // The default agent's own routes at the root are untouched.
+    assert.equal((await fetch(`${server.url}/agent-card.json`)).status, 200)
+  })
+})
