@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   CONTEXT_MISMATCH: 'The contextId does not match the task',
   VERSION_NOT_SUPPORTED: 'The requested protocol version is not supported',
   METHOD_NOT_FOUND: 'The method or route does not exist',
+  HEADERS_TOO_LARGE: 'The request line and headers exceed the size limit',
+  REQUEST_TIMEOUT: 'The request was not received in time',
   URL_NOT_ALLOWED: 'A URL was refused by the outbound request policy (SSRF guard)',
   // Something does not exist (or is not visible to the caller).
   TASK_NOT_FOUND: 'No such task',

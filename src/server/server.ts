@@ -18,6 +18,7 @@ import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './acce
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
+import { clientErrorHandler } from './client-errors.ts'
 import { DEFAULTS } from './defaults.ts'
 import {
   checkExposure,
@@ -224,6 +225,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     // every request and memory for as long as a stream stays open.
     childLoggerFactory: (parent) => parent,
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    clientErrorHandler: clientErrorHandler(logger),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ...(options.tls && { https: httpsOptionsOf(options.tls) }),
   }) as unknown as FastifyInstance

@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
+import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { A2A_ERRORS } from '../../src/dialects/a2a/errors.ts'
 import { LIMITS } from '../../src/engine/limits.ts'
@@ -155,5 +157,55 @@ describe('the root', () => {
     assert.equal(typeof index.docs.clawpedia, 'string')
     // The default agent's own routes at the root are untouched.
     assert.equal((await fetch(`${server.url}/agent-card.json`)).status, 200)
+  })
+})
+
+/** Sends raw bytes on a fresh connection and reads the answer until the server closes it. */
+const exchange = async (bytes: string, onConnection?: (socket: Socket) => void): Promise<string> => {
+  if (onConnection) server.switchboard.app.server.once('connection', onConnection)
+  const { port } = new URL(server.url)
+  const socket = connect(Number(port), '127.0.0.1')
+  await once(socket, 'connect')
+  const chunks: Buffer[] = []
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+  socket.on('error', () => {})
+  socket.write(bytes)
+  await once(socket, 'close')
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+const envelopeOf = (answer: string, status: number, code: string) => {
+  const [head, body] = answer.split('\r\n\r\n') as [string, string]
+  assert.match(head, new RegExp(`^HTTP/1.1 ${status} `))
+  assert.match(head, /content-type: application\/json/i)
+  const parsed = JSON.parse(body)
+  assert.equal(parsed.error.code, code)
+  assert.ok(parsed.error.message.length > 0)
+}
+
+describe('answers node writes before any route', () => {
+  it('headers too large: 431 HEADERS_TOO_LARGE in the error envelope', async () => {
+    const answer = await exchange(`GET /agents HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    envelopeOf(answer, 431, 'HEADERS_TOO_LARGE')
+  })
+
+  it('a request timeout: 408 REQUEST_TIMEOUT in the error envelope', async () => {
+    // Node raises this after `requestTimeout` on an incomplete request; raised here on one at once.
+    const answer = await exchange(
+      'POST /tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{',
+      (socket) =>
+        socket.once('data', () =>
+          server.switchboard.app.server.emit(
+            'clientError',
+            Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+            socket,
+          ),
+        ),
+    )
+    envelopeOf(answer, 408, 'REQUEST_TIMEOUT')
+  })
+
+  it('a request that is not HTTP: 400 INVALID_REQUEST in the error envelope', async () => {
+    envelopeOf(await exchange('NOT HTTP AT ALL\r\n\r\n'), 400, 'INVALID_REQUEST')
   })
 })

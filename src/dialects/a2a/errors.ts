@@ -93,6 +93,8 @@ export const A2A_ERROR_OF: Readonly<Record<ErrorCode, { kind: A2aErrorKind; http
   CONTEXT_MISMATCH: { kind: 'InvalidParamsError' },
   VERSION_NOT_SUPPORTED: { kind: 'VersionNotSupportedError' },
   METHOD_NOT_FOUND: { kind: 'MethodNotFoundError' },
+  HEADERS_TOO_LARGE: { kind: 'InvalidRequestError', http: 431 },
+  REQUEST_TIMEOUT: { kind: 'InvalidRequestError', http: 408 },
   URL_NOT_ALLOWED: { kind: 'InvalidParamsError' },
   TASK_NOT_FOUND: { kind: 'TaskNotFoundError' },
   // A2A has one "not found" error for everything a task owns (spec: a missing push config is TaskNotFound).
