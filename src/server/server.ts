@@ -7,6 +7,7 @@ import { clawpediaDefaultTargets } from '../dialects/clawpedia/push-target.ts'
 import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
 import { AgentRegistry } from '../engine/registry.ts'
+import { type RetentionOptions, RetentionSweeper } from '../engine/retention.ts'
 import type { EventBus } from '../events/contract.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import { createFileFetcher } from '../outbound/fetch-file.ts'
@@ -101,6 +102,8 @@ export interface SwitchboardOptions {
       | 'pollMs'
     >
   > & { drainMs?: number }
+  /** Deletes finished tasks older than `maxAgeMs` in the background (docs/deployment.md). Off when absent. */
+  retention?: RetentionOptions
   /** A pino logger, or false for silence. Default: JSON lines to stdout at `logLevel`. */
   logger?: Logger | false
   /** The default logger's level (`info`). */
@@ -171,6 +174,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 
   const limits = limitsOf(options.limits, host)
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
+  const sweeper = options.retention && new RetentionSweeper({ ...options.retention, store, logger })
   const worker = new PushWorker({
     store,
     dispatcher,
@@ -264,6 +268,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       if (address && typeof address === 'object') port = address.port
       await engine.start()
       worker.start()
+      sweeper?.start()
       return publicUrl()
     },
     url: publicUrl,
@@ -272,6 +277,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await engine.stop()
       await app.close()
       await worker.stop({ drainMs })
+      await sweeper?.stop()
       await dispatcher.close()
       await bus.close()
       await store.close()
