@@ -71,7 +71,7 @@ const OWN_HEADERS = new Set(['idempotency-key', SIGNATURE_HEADER.toLowerCase()])
  * Each pass claims as many due deliveries as there are free slots and POSTs them concurrently.
  * The store hands out only the earliest pending delivery of each (task, config), so per-endpoint
  * order holds however the attempts interleave: the worker settles exactly what it claimed.
- * Delivery is at least once; receivers deduplicate with the Idempotency-Key `<taskId>:<seq>`.
+ * Delivery is at least once; receivers deduplicate with the Idempotency-Key `<taskId>:<configId>:<seq>`.
  */
 export class PushWorker {
   readonly #store: Store
@@ -276,8 +276,9 @@ export class PushWorker {
       headers[name] = value
     }
     if (!hasContentType) headers['content-type'] = 'application/json'
-    // Stable across retries and replicas: the receiver's deduplication key.
-    headers['idempotency-key'] = `${delivery.taskId}:${delivery.seq}`
+    // Stable across retries and replicas, and distinct per config: two targets of one event may be
+    // one receiver, which must not drop the second as a repeat of the first.
+    headers['idempotency-key'] = `${delivery.taskId}:${delivery.configId}:${delivery.seq}`
     if (this.#secret !== undefined) headers[SIGNATURE_HEADER] = signPayload(this.#secret, rendered.body)
     return headers
   }

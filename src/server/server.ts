@@ -7,6 +7,7 @@ import { clawpediaDefaultTargets } from '../dialects/clawpedia/push-target.ts'
 import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
 import { AgentRegistry } from '../engine/registry.ts'
+import { type RetentionOptions, RetentionSweeper } from '../engine/retention.ts'
 import type { EventBus } from '../events/contract.ts'
 import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
@@ -102,6 +103,8 @@ export interface SwitchboardOptions {
       | 'pollMs'
     >
   > & { drainMs?: number }
+  /** Deletes finished tasks older than `maxAgeMs` in the background (docs/deployment.md). Off when absent. */
+  retention?: RetentionOptions
   /** A pino logger, or false for silence. Default: JSON lines to stdout at `logLevel`. */
   logger?: Logger | false
   /** The default logger's level (`info`). */
@@ -172,6 +175,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 
   const limits = limitsOf(options.limits, host)
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
+  const sweeper = options.retention && new RetentionSweeper({ ...options.retention, store, logger })
   const worker = new PushWorker({
     store,
     dispatcher,
@@ -266,6 +270,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       if (address && typeof address === 'object') port = address.port
       await engine.start()
       worker.start()
+      sweeper?.start()
       return publicUrl()
     },
     url: publicUrl,
@@ -274,6 +279,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await engine.stop()
       await app.close()
       await worker.stop({ drainMs })
+      await sweeper?.stop()
       await dispatcher.close()
       await bus.close()
       await store.close()

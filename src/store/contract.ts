@@ -57,6 +57,14 @@ export interface Store {
 
   getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined>
 
+  /**
+   * Retention: deletes up to `limit` terminal tasks whose final status is older than
+   * `finishedBefore` (ISO time), oldest first, with their events, artifacts (and file bytes), push
+   * configs and deliveries; returns how many tasks went. Never a task that is not terminal, nor one
+   * with a delivery still pending: it goes once that delivery is delivered or dead. Safe from
+   * several replicas at once (each batch skips the rows another one is deleting).
+   */
+  deleteExpiredTasks(request: DeleteExpiredTasksRequest): Promise<number>
   // ── execution leases ──────────────────────────────────────────────────────
   /**
    * Claims up to `limit` tasks that need a run (`runPending`) and whose lease is free or expired,
@@ -183,6 +191,11 @@ export interface ListTasksPage {
   tasks: Task[]
   nextPageToken: string
   totalSize: number
+}
+
+export interface DeleteExpiredTasksRequest {
+  finishedBefore: string
+  limit: number
 }
 
 export interface StoredArtifact {

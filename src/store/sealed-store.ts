@@ -101,6 +101,9 @@ export class SealedStore implements Store {
   revokeApiKey(...args: Parameters<Store['revokeApiKey']>) {
     return this.#inner.revokeApiKey(...args)
   }
+  deleteExpiredTasks(...args: Parameters<Store['deleteExpiredTasks']>) {
+    return this.#inner.deleteExpiredTasks(...args)
+  }
   readEvents(taskId: string, afterSeq: number, limit?: number) {
     return this.#inner.readEvents(taskId, afterSeq, limit)
   }

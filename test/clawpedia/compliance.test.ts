@@ -314,7 +314,10 @@ describe('Upon task status change, a valid push notification is sent to the conf
       for (const [i, received] of receiver.received.entries()) {
         assert.equal(received.headers.authorization, 'Bearer hook-token')
         assert.match(String(received.headers['content-type']), /^application\/json/)
-        assert.match(String(received.headers['idempotency-key']), new RegExp(`^${created.task_id}:\\d+$`))
+        assert.match(
+          String(received.headers['idempotency-key']),
+          new RegExp(`^${created.task_id}:[^:]+:\\d+$`),
+        )
         const body = bodies[i]
         assert.equal(body.event_type, 'task.status.updated')
         assert.match(body.timestamp, TIMESTAMP_PATTERN)

@@ -98,9 +98,11 @@ export const memoryStore = (): SqliteStore => new SqliteStore({ filename: ':memo
 
 export const AUTH = 'Authorization: Bearer push-secret-token-42'
 
-/** A task with one Clawpedia push target; its opening SUBMITTED status is delivery seq 2. */
-export const createPushedTask = async (store: SqliteStore, url: string): Promise<string> => {
-  const target: ClawpediaPushTarget = { kind: 'clawpedia', url, authHeader: AUTH }
+/** A task with a Clawpedia push target per URL; its opening SUBMITTED status is delivery seq 2. */
+export const createPushedTask = async (store: SqliteStore, urls: string | string[]): Promise<string> => {
+  const targets = [urls]
+    .flat()
+    .map((url): ClawpediaPushTarget => ({ kind: 'clawpedia', url, authHeader: AUTH }))
   const { task } = await store.createTask({
     header: {
       id: newId(),
@@ -111,7 +113,7 @@ export const createPushedTask = async (store: SqliteStore, url: string): Promise
       createdAt: nowIso(),
     },
     input: { word: 'hello' },
-    pushTargets: [target],
+    pushTargets: targets,
   })
   return task.id
 }
@@ -138,6 +140,12 @@ export const render = (delivery: Delivery): RenderedNotification => {
     }),
     headers,
   }
+}
+
+/** The Idempotency-Key without its config id: `<taskId>:<seq>`, to compare the events a receiver saw. */
+export const eventKeyOf = (request: Received): string => {
+  const [taskId, , seq] = String(request.headers['idempotency-key']).split(':')
+  return `${taskId}:${seq}`
 }
 
 export const bodyOf = (request: Received): { taskId: string; seq: number; state?: string } =>

@@ -3,6 +3,7 @@ import { afterEach, describe, test } from 'node:test'
 import {
   bodyOf,
   createPushedTask,
+  eventKeyOf,
   receiver,
   runCleanup,
   runToCompletion,
@@ -61,10 +62,7 @@ describe('push worker lifecycle', () => {
     const fresh = extra({ owner: 'replica-2' })
     fresh.start()
     await waitFor('the redelivery', settled(store, 1), 3_000)
-    assert.deepEqual(
-      hook.received.map((r) => r.headers['idempotency-key']),
-      [`${task}:2`, `${task}:2`],
-    )
+    assert.deepEqual(hook.received.map(eventKeyOf), [`${task}:2`, `${task}:2`])
   })
 
   test('wake() sends new events at once, whatever pollMs is', async () => {

@@ -6,6 +6,7 @@ import {
   bodyOf,
   closedPort,
   createPushedTask,
+  eventKeyOf,
   memoryStore,
   onCleanup,
   type Received,
@@ -33,7 +34,7 @@ const assertDeliveredInOrder = (
   const attemptsByKey = new Map<string, Received[]>()
   for (const request of received) {
     const { taskId, seq } = bodyOf(request)
-    const key = request.headers['idempotency-key']
+    const key = eventKeyOf(request)
     assert.equal(key, `${taskId}:${seq}`)
     attemptsByKey.set(key, [...(attemptsByKey.get(key) ?? []), request])
   }
@@ -93,10 +94,13 @@ describe('push worker: retries until the receiver recovers', () => {
     await waitFor('three deliveries', settled(store, 3))
     assertDeliveredInOrder(hook.received, [task], accepted)
     // Both timed-out attempts were of the first event: the receiver saw it three times.
-    assert.deepEqual(
-      hook.received.map((r) => r.headers['idempotency-key']),
-      [`${task}:2`, `${task}:2`, `${task}:2`, `${task}:3`, `${task}:4`],
-    )
+    assert.deepEqual(hook.received.map(eventKeyOf), [
+      `${task}:2`,
+      `${task}:2`,
+      `${task}:2`,
+      `${task}:3`,
+      `${task}:4`,
+    ])
     assert.equal(worker.stats().retried, 2)
   })
 
@@ -179,7 +183,7 @@ describe('push worker: giving up', () => {
     await waitFor('the re-driven delivery', settled(store, 1))
     const delivered = await store.getDelivery(dead!.id)
     assert.equal(delivered?.state, 'delivered')
-    assert.equal(hook.received.at(-1)?.headers['idempotency-key'], `${task}:2`)
+    assert.equal(eventKeyOf(hook.received.at(-1)!), `${task}:2`)
   })
 
   test('dead once the next attempt would pass maxAgeMs', async () => {

@@ -6,6 +6,7 @@ import { verifySignature } from '../../src/outbound/signing.ts'
 import {
   bodyOf,
   createPushedTask,
+  eventKeyOf,
   receiver,
   render,
   runCleanup,
@@ -50,9 +51,27 @@ describe('what a receiver sees', () => {
     const [request] = hook.received
     assert.equal(request?.headers.authorization, 'Bearer push-secret-token-42')
     assert.equal(request?.headers['content-type'], 'application/json')
-    assert.equal(request?.headers['idempotency-key'], `${task}:2`)
+    const [config] = await store.listPushConfigs({ tenant: 'default' }, task)
+    assert.equal(request?.headers['idempotency-key'], `${task}:${config?.id}:2`)
     assert.equal(request?.headers['switchboard-signature'], undefined, 'unsigned without a secret')
     assert.equal(bodyOf(request!).state, 'SUBMITTED')
+  })
+
+  test('one event to two targets: a key per target, the same for every attempt at one delivery', async () => {
+    const hook = await receiver((_request, n) => ({ status: n === 0 ? 500 : 200 }))
+    const { store, worker } = await setupWorker()
+    const task = await createPushedTask(store, [`${hook.url}?to=a`, `${hook.url}?to=b`])
+    worker.start()
+    await waitFor('both deliveries', settled(store, 2))
+    const configs = await store.listPushConfigs({ tenant: 'default' }, task)
+    const keys = hook.received.map((r) => r.headers['idempotency-key'])
+    const expected = configs.map((config) => `${task}:${config.id}:2`)
+    assert.equal(keys.length, 3, 'the first attempt failed and was retried')
+    assert.deepEqual([...new Set(keys)].sort(), expected.sort())
+    assert.equal(
+      hook.received.map(eventKeyOf).every((key) => key === `${task}:2`),
+      true,
+    )
   })
 
   test('a render that throws makes the delivery dead, not a crash', async () => {

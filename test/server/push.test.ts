@@ -21,11 +21,11 @@ after(async () => {
   for (const close of cleanup.reverse()) await close()
 })
 
-/** Per task, the sequence numbers received in arrival order (from the Idempotency-Key). */
+/** Per task, the sequence numbers received in arrival order (from the Idempotency-Key `<task>:<config>:<seq>`). */
 const seqsByTask = (receiver: Receiver): Map<string, number[]> => {
   const byTask = new Map<string, number[]>()
   for (const r of receiver.received) {
-    const [taskId, seq] = String(r.headers['idempotency-key']).split(':')
+    const [taskId, , seq] = String(r.headers['idempotency-key']).split(':')
     byTask.set(taskId!, [...(byTask.get(taskId!) ?? []), Number(seq)])
   }
   return byTask

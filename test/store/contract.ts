@@ -7,6 +7,7 @@ import { leaseCases } from './contract/leases.ts'
 import { listCases } from './contract/list.ts'
 import { pushConfigCases } from './contract/push-configs.ts'
 import { raceCases } from './contract/races.ts'
+import { retentionCases } from './contract/retention.ts'
 import { taskCases } from './contract/tasks.ts'
 import { tenantScopeCases } from './contract/tenant-scope.ts'
 
@@ -47,5 +48,6 @@ export function storeContract(
     deliveryCases(current)
     tenantScopeCases(current)
     apiKeyCases(current)
+    retentionCases(current)
   })
 }

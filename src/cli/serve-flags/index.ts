@@ -4,6 +4,7 @@ import { cardSigningFlags } from './card-signing.ts'
 import type { ServeFlagGroup } from './group.ts'
 import { jwtFlags } from './jwt.ts'
 import { limitsFlags } from './limits.ts'
+import { retentionFlags } from './retention.ts'
 import { secretsFlags } from './secrets.ts'
 import { tlsFlags } from './tls.ts'
 
@@ -16,4 +17,5 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   limitsFlags,
   cardSigningFlags,
   accessFlags,
+  retentionFlags,
 ]

@@ -14,6 +14,7 @@ import type {
   ClaimTasksRequest,
   CreateTaskRequest,
   CreateTaskResult,
+  DeleteExpiredTasksRequest,
   DeliveryOutcome,
   ListDeliveriesQuery,
   ListTasksPage,
@@ -31,6 +32,7 @@ import { TaskLists } from './list-tasks.ts'
 import { migrate } from './migrate.ts'
 import { isReplicaTag } from './notify.ts'
 import { type PushSql, pushSql } from './push-sql.ts'
+import { type RetentionSql, retentionSql } from './retention-sql.ts'
 import { type PgDeliveryRow, type PgPushConfigRow, parsed } from './rows.ts'
 import { type TaskSql, taskSql } from './task-sql.ts'
 import { appendEvents, createTask, type WriteContext } from './task-writes.ts'
@@ -69,6 +71,7 @@ export class PostgresStore implements Store {
   readonly #leases: LeaseSql
   readonly #push: PushSql
   readonly #apiKeys: ApiKeySql
+  readonly #retention: RetentionSql
   readonly #lists: TaskLists
   readonly #writes: WriteContext
   #closed = false
@@ -93,6 +96,7 @@ export class PostgresStore implements Store {
     this.#leases = leaseSql(s)
     this.#push = pushSql(s)
     this.#apiKeys = apiKeySql(s)
+    this.#retention = retentionSql(s)
     this.#lists = new TaskLists(this.#pool, s)
     this.#writes = { pool: this.#pool, sql: this.#tasks, replicaTag: this.replicaTag }
   }
@@ -151,6 +155,14 @@ export class PostgresStore implements Store {
 
   listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
     return this.#lists.list(scope, query)
+  }
+
+  async deleteExpiredTasks(request: DeleteExpiredTasksRequest): Promise<number> {
+    const { rows } = await run<{ n: number }>(this.#pool, this.#retention.deleteExpiredTasks, {
+      finished_before: request.finishedBefore,
+      limit: request.limit,
+    })
+    return rows[0]!.n
   }
 
   async readEvents(taskId: string, afterSeq: number, limit = 1000): Promise<TaskEvent[]> {

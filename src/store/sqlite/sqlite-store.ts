@@ -14,6 +14,7 @@ import type {
   ClaimTasksRequest,
   CreateTaskRequest,
   CreateTaskResult,
+  DeleteExpiredTasksRequest,
   DeliveryOutcome,
   ListDeliveriesQuery,
   ListTasksPage,
@@ -30,6 +31,7 @@ import { type LeaseSql, leaseSql } from './lease-sql.ts'
 import { eventsPage, listTasks } from './list-tasks.ts'
 import { migrate } from './migrate.ts'
 import { type PushSql, pushSql } from './push-sql.ts'
+import { deleteExpiredTasks, type RetentionSql, retentionSql } from './retention-sql.ts'
 import {
   currentTask,
   type EventRow,
@@ -54,6 +56,7 @@ export class SqliteStore implements Store {
   readonly #leases: LeaseSql
   readonly #push: PushSql
   readonly #apiKeys: ApiKeySql
+  readonly #retention: RetentionSql
   readonly #statements: StatementCache
   readonly #writes: WriteContext
   readonly #commit: GroupCommit
@@ -65,6 +68,7 @@ export class SqliteStore implements Store {
     this.#leases = leaseSql(this.#db)
     this.#push = pushSql(this.#db)
     this.#apiKeys = apiKeySql(this.#db)
+    this.#retention = retentionSql(this.#db)
     this.#statements = new StatementCache(this.#db)
     this.#writes = { tasks: this.#tasks, push: this.#push }
     this.#commit = new GroupCommit(this.#db)
@@ -207,6 +211,10 @@ export class SqliteStore implements Store {
       this.#push.dropPendingDeliveries.run(taskId, configId)
       return true
     })
+  }
+
+  async deleteExpiredTasks(request: DeleteExpiredTasksRequest): Promise<number> {
+    return this.#commit.write(() => deleteExpiredTasks(this.#retention, request))
   }
 
   // ── push outbox ───────────────────────────────────────────────────────────

@@ -1,0 +1,30 @@
+import { FINISHED_SQL } from '../open-tasks.ts'
+import { statement } from './db.ts'
+
+/**
+ * Retention. `s` is the quoted schema. One statement deletes a batch: a task finished before the
+ * cut-off goes with its events, artifacts (their bytes are in the row), push configs and settled
+ * deliveries; one with a delivery still pending waits until that delivery is delivered or dead.
+ * SKIP LOCKED gives replicas sweeping at once disjoint batches. The foreign keys are checked at
+ * the end of the statement, when the children are gone too. Artifacts have no index by task (it
+ * would cost every artifact write): their ids are read from the artifact events.
+ */
+export const retentionSql = (s: string) => ({
+  deleteExpiredTasks: statement(
+    'sb_delete_expired_tasks',
+    `WITH doomed AS (
+       SELECT id FROM ${s}.tasks t WHERE ${FINISHED_SQL} AND status_at < :finished_before::timestamptz
+         AND NOT EXISTS (SELECT 1 FROM ${s}.deliveries d WHERE d.task_id = t.id AND d.state = 'pending')
+       ORDER BY status_at LIMIT :limit FOR UPDATE SKIP LOCKED),
+     artifacts AS (DELETE FROM ${s}.artifacts WHERE id IN (
+       SELECT body->'artifact'->>'id' FROM ${s}.events
+       WHERE task_id IN (SELECT id FROM doomed) AND body->>'kind' = 'artifact')),
+     events AS (DELETE FROM ${s}.events WHERE task_id IN (SELECT id FROM doomed)),
+     configs AS (DELETE FROM ${s}.push_configs WHERE task_id IN (SELECT id FROM doomed)),
+     deliveries AS (DELETE FROM ${s}.deliveries WHERE task_id IN (SELECT id FROM doomed)),
+     tasks AS (DELETE FROM ${s}.tasks WHERE id IN (SELECT id FROM doomed) RETURNING id)
+     SELECT count(*)::int AS n FROM tasks`,
+  ),
+})
+
+export type RetentionSql = ReturnType<typeof retentionSql>
