@@ -136,7 +136,7 @@ export class Engine {
       const expired = await this.#store.expireLeases()
       if (expired > 0) this.#logger.warn({ expired }, 'recovering tasks left running by a previous process')
     }
-    if (this.#options.maxOpenTasks !== undefined) await this.#store.prepareOpenTaskCount()
+    if (this.#options.maxOpenTasks !== undefined) await this.#store.prepareIndex('open-tasks')
     this.#unsubscribeWork = this.#bus.onWork(() => void this.#admission.pump())
     this.#admission.start()
   }

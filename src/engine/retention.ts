@@ -30,6 +30,8 @@ export class RetentionSweeper {
   #timer: NodeJS.Timeout | undefined
   #pass: Promise<void> | undefined
   #stopped = false
+  /** The index behind the search, made by the first pass (only a server with retention has it). */
+  #indexed: Promise<void> | undefined
 
   constructor(options: RetentionSweeperOptions) {
     this.#store = options.store
@@ -53,6 +55,8 @@ export class RetentionSweeper {
 
   /** One pass: batches until none is full. Resolves with how many tasks went. */
   async sweep(): Promise<number> {
+    this.#indexed ??= this.#store.prepareIndex('finished-tasks')
+    await this.#indexed
     const finishedBefore = new Date(Date.now() - this.#maxAgeMs).toISOString()
     let deleted = 0
     for (;;) {

@@ -3,6 +3,7 @@ import type { EventBody, TaskEvent } from '../model/events.ts'
 import type { Delivery, DeliveryState, PushConfig, PushTarget } from '../model/push.ts'
 import type { TaskState } from '../model/states.ts'
 import type { Scope, Task, TaskHeader } from '../model/task.ts'
+import type { OnDemandIndex } from './task-indexes.ts'
 
 /**
  * The store contract. One suite (test/store/contract.ts) runs against every backend.
@@ -43,11 +44,12 @@ export interface Store {
   listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage>
 
   /**
-   * Makes `countOpenTasks` an index read: a partial index of the open tasks. Only a server with an
-   * open-task cap calls it (at start): the index costs every task write, so nobody else pays for
-   * it. Idempotent, and safe from several replicas at once.
+   * Makes a partial index that only some servers need: `open-tasks` makes `countOpenTasks` an
+   * index read (a server with an open-task cap), `finished-tasks` lets retention find expired
+   * tasks without a scan. An index costs every task write, so only a server that uses it makes
+   * it, at start. Idempotent, and safe from several replicas at once.
    */
-  prepareOpenTaskCount(): Promise<void>
+  prepareIndex(index: OnDemandIndex): Promise<void>
 
   /** How many of the scope's tasks are not terminal: what the open-task cap of a principal counts. */
   countOpenTasks(scope: Scope): Promise<number>

@@ -9,6 +9,7 @@ import type {
   Store,
 } from './contract.ts'
 import { type Keyring, openTarget, publicPartOf, sealTarget } from './sealing.ts'
+import type { OnDemandIndex } from './task-indexes.ts'
 
 /**
  * Any store, with push credentials encrypted at rest (see sealing.ts): targets are sealed on every
@@ -83,8 +84,8 @@ export class SealedStore implements Store {
   listTasks(...args: Parameters<Store['listTasks']>) {
     return this.#inner.listTasks(...args)
   }
-  prepareOpenTaskCount() {
-    return this.#inner.prepareOpenTaskCount()
+  prepareIndex(index: OnDemandIndex) {
+    return this.#inner.prepareIndex(index)
   }
   countOpenTasks(scope: Scope) {
     return this.#inner.countOpenTasks(scope)

@@ -146,7 +146,7 @@ describe('the open-task index', () => {
     }
     try {
       assert.deepEqual(indexes(), [], 'no cap, no index: no task write pays for it')
-      await store.prepareOpenTaskCount()
+      await store.prepareIndex('open-tasks')
       assert.equal(indexes().length, 1)
       const db = new Database(filename, { readonly: true })
       try {

@@ -108,7 +108,4 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   );
   CREATE UNIQUE INDEX api_keys_by_hash ON ${s}.api_keys (hash);
   `,
-  /* 5: retention finds finished tasks, oldest first, without a scan (the predicate is FINISHED_SQL's) */
-  (s) => `CREATE INDEX tasks_finished ON ${s}.tasks (status_at)
-    WHERE state IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED');`,
 ]

@@ -23,8 +23,8 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
-import { openTasksIndexSql } from '../open-tasks.ts'
 import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
+import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { ms, quoteSchema, run } from './db.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
@@ -135,9 +135,11 @@ export class PostgresStore implements Store {
   }
 
   /** CONCURRENTLY: enabling the cap on a large, busy table does not block its writes meanwhile. */
-  async prepareOpenTaskCount(): Promise<void> {
+  async prepareIndex(index: OnDemandIndex): Promise<void> {
     try {
-      await this.#pool.query(openTasksIndexSql(`${quoteSchema(this.schema)}.tasks`, { concurrently: true }))
+      await this.#pool.query(
+        onDemandIndexSql(index, `${quoteSchema(this.schema)}.tasks`, { concurrently: true }),
+      )
     } catch (error) {
       // Two replicas starting together: the other one's build won the name (duplicate table/key).
       const code = (error as { code?: string }).code

@@ -1,4 +1,4 @@
-import { FINISHED_SQL } from '../open-tasks.ts'
+import { FINISHED_SQL } from '../task-indexes.ts'
 import { statement } from './db.ts'
 
 /**

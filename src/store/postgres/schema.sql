@@ -118,8 +118,6 @@ CREATE INDEX tasks_by_context ON switchboard.tasks USING btree (tenant, owner, c
 
 CREATE INDEX tasks_by_status_time ON switchboard.tasks USING btree (tenant, owner, status_at DESC, id DESC);
 
-CREATE INDEX tasks_finished ON switchboard.tasks USING btree (status_at) WHERE (state = ANY (ARRAY['COMPLETED'::text, 'FAILED'::text, 'CANCELLED'::text, 'REJECTED'::text]));
-
 CREATE UNIQUE INDEX tasks_idempotency ON switchboard.tasks USING btree (tenant, owner, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
 CREATE INDEX tasks_runnable ON switchboard.tasks USING btree (created_at, id) WHERE run_pending;

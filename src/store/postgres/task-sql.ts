@@ -1,4 +1,4 @@
-import { OPEN_SQL } from '../open-tasks.ts'
+import { OPEN_SQL } from '../task-indexes.ts'
 import { statement } from './db.ts'
 import { EVENTS_CHANNEL, WORK_CHANNEL } from './notify.ts'
 
@@ -105,7 +105,7 @@ export const taskSql = (s: string) => ({
   ),
 
   // The predicate is the tasks_open index's, word for word, so the count reads only that index
-  // (made on demand by prepareOpenTaskCount: see the store contract).
+  // (made on demand by prepareIndex: see the store contract).
   countOpen: statement(
     'sb_count_open',
     `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = :tenant AND owner = :owner

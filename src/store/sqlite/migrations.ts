@@ -110,7 +110,4 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX api_keys_by_hash ON api_keys (hash);
   `,
-  /* 6: retention finds finished tasks, oldest first, without a scan (the predicate is FINISHED_SQL's) */ `
-  CREATE INDEX tasks_finished ON tasks (status_at) WHERE state IN ('COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED');
-  `,
 ]

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { FINISHED_SQL } from '../open-tasks.ts'
+import { FINISHED_SQL } from '../task-indexes.ts'
 import { prepareAll } from './db.ts'
 
 /** The ids of the batch, as a JSON array bound once and read by each statement. */

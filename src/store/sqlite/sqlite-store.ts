@@ -23,8 +23,8 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
-import { openTasksIndexSql } from '../open-tasks.ts'
 import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
+import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { GroupCommit, openDatabase, type SqliteStoreOptions, StatementCache } from './db.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
@@ -104,8 +104,8 @@ export class SqliteStore implements Store {
     return row ? currentTask(this.#tasks, row.snapshot) : undefined
   }
 
-  async prepareOpenTaskCount(): Promise<void> {
-    this.#db.exec(openTasksIndexSql('tasks'))
+  async prepareIndex(index: OnDemandIndex): Promise<void> {
+    this.#db.exec(onDemandIndexSql(index, 'tasks'))
   }
 
   async countOpenTasks(scope: Scope): Promise<number> {

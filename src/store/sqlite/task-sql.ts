@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { OPEN_SQL } from '../open-tasks.ts'
+import { OPEN_SQL } from '../task-indexes.ts'
 import { prepareAll } from './db.ts'
 
 /** Task creation, appends and reads, prepared once. */
@@ -18,7 +18,7 @@ const TASK_SQL = {
   // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
   taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = coalesce(?, owner)',
   // The predicate is the tasks_open index's, word for word, so the count reads only that index
-  // (made on demand by prepareOpenTaskCount: see the store contract).
+  // (made on demand by prepareIndex: see the store contract).
   countOpen: `SELECT count(*) AS n FROM tasks
     WHERE tenant = ? AND owner = ? AND ${OPEN_SQL}`,
   // With a release the run's lease goes too, leaving the task as releaseLease would.

@@ -161,8 +161,8 @@ export const taskCases = (store: CurrentStore): void => {
   describe('countOpenTasks', () => {
     it('prepares its index on demand, any number of times', async () => {
       await create(store())
-      await store().prepareOpenTaskCount()
-      await store().prepareOpenTaskCount()
+      await store().prepareIndex('open-tasks')
+      await store().prepareIndex('open-tasks')
       assert.equal(await store().countOpenTasks(SCOPE), 1)
     })
 
