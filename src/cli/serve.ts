@@ -1,10 +1,10 @@
 import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import type { AgentDefinition } from '../agent/define.ts'
 import { DEFAULTS } from '../server/defaults.ts'
 import type { SwitchboardOptions } from '../server/server.ts'
 import { notificationsFor, readConfigFile } from './config.ts'
+import { loadAgents } from './load-agents.ts'
 import { mergeOptions } from './serve-flags/group.ts'
 import { SERVE_FLAG_GROUPS } from './serve-flags/index.ts'
 
@@ -54,28 +54,6 @@ const agentLimits = (value: string | undefined): Record<string, string> | undefi
     limits[slug!.trim()] = n.trim() || `${entry} (no "=n")`
   }
   return limits
-}
-
-/** Loads agent modules: every export that is an agent definition (has a slug and a handler). */
-const loadAgents = async (paths: string[]): Promise<AgentDefinition[]> => {
-  if (paths.length === 0) return (await import('../demo/index.ts')).demoAgents
-  const agents: AgentDefinition[] = []
-  for (const path of paths) {
-    const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>
-    for (const value of Object.values(module)) {
-      const candidate = value as Partial<AgentDefinition> | undefined
-      if (
-        candidate &&
-        typeof candidate === 'object' &&
-        typeof candidate.handler === 'function' &&
-        candidate.slug
-      ) {
-        agents.push(candidate as AgentDefinition)
-      }
-    }
-  }
-  if (agents.length === 0) throw new Error(`no agent definitions exported by ${paths.join(', ')}`)
-  return agents
 }
 
 /**
