@@ -189,13 +189,19 @@ Examples:
       const sources = { flags: flags as Record<string, unknown>, env, file: file as Record<string, unknown> }
       const groups: Partial<SwitchboardOptions>[] = []
       for (const group of SERVE_FLAG_GROUPS) groups.push(await group.resolve(sources))
+      const host = flags.host ?? env.HOST ?? file.host ?? DEFAULTS.host
+      // A wildcard bind has no address clients can use; cards and links would say localhost.
+      if (!publicUrl && (host === '0.0.0.0' || host === '::'))
+        process.stderr.write(
+          `switchboard: warning: listening on ${host} with no public URL, so cards and links advertise localhost; set --public-url (SWITCHBOARD_PUBLIC_URL) to the URL clients use\n`,
+        )
       // Loaded here, not at the top: the client commands start without the server's dependencies.
       const { createSwitchboard } = await import('../server/server.ts')
       const switchboard = await createSwitchboard({
         ...mergeOptions(groups),
         agents,
         port,
-        host: flags.host ?? env.HOST ?? file.host ?? DEFAULTS.host,
+        host,
         dataDir,
         ...(publicUrl && { publicUrl }),
         ...(defaultAgent && { defaultAgent }),
