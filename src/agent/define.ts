@@ -93,10 +93,18 @@ export const defineAgent = <I extends JsonObject, O extends JsonObject>(
   return Object.freeze({ ...spec, slug, version: spec.version ?? '1.0.0' }) as unknown as AgentDefinition
 }
 
+/**
+ * Marks agent errors for the engine, which cannot use `instanceof`: an agent module may load another
+ * copy of this package (built `dist/` beside the sources, two installs), whose classes differ.
+ * The value says which kind; `Symbol.for` is the same symbol in every copy.
+ */
+const AGENT_ERROR = Symbol.for('switchboard.agent-error')
+
 /** Thrown by a handler to fail its task with exactly this code and message. */
 export class AgentError extends Error {
   readonly code: string
   readonly details: Record<string, unknown> | undefined
+  readonly [AGENT_ERROR]: 'error' | 'rejection' = 'error'
 
   constructor(code: string, message: string, details?: Record<string, unknown>) {
     super(message)
@@ -108,8 +116,18 @@ export class AgentError extends Error {
 
 /** Thrown by a handler to decline the work: the task ends REJECTED (A2A TASK_STATE_REJECTED). */
 export class TaskRejection extends AgentError {
+  override readonly [AGENT_ERROR] = 'rejection' as const
+
   constructor(message: string, code = 'REJECTED') {
     super(code, message)
     this.name = 'TaskRejection'
   }
+}
+
+/** The kind of agent error `error` is, from any copy of this package; undefined for anything else. */
+export const agentErrorKind = (error: unknown): 'error' | 'rejection' | undefined => {
+  if (typeof error !== 'object' || error === null || typeof (error as AgentError).code !== 'string')
+    return undefined
+  const kind = (error as AgentError)[AGENT_ERROR]
+  return kind === 'error' || kind === 'rejection' ? kind : undefined
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { deliveriesCommand } from './deliveries.ts'
 import { EXIT, EXIT_CODES_HELP, exitCodeOfError, UsageError } from './exit-codes.ts'
@@ -17,8 +18,13 @@ Examples:
   switchboard deliveries list --state dead --token "$SWITCHBOARD_ADMIN_TOKEN"
   switchboard keys create --principal alice --label laptop          # then: serve --api-keys`
 
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
+
 const program = new Command()
   .name('switchboard')
+  .version(version, '-V, --version', 'print the version of switchboard')
   .description(
     'Switchboard: host agents over the Clawpedia task protocol and A2A 1.0, and orchestrate remote agents',
   )

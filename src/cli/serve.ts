@@ -1,10 +1,10 @@
 import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import type { AgentDefinition } from '../agent/define.ts'
 import { DEFAULTS } from '../server/defaults.ts'
 import type { SwitchboardOptions } from '../server/server.ts'
 import { notificationsFor, readConfigFile } from './config.ts'
+import { loadAgents } from './load-agents.ts'
 import { mergeOptions } from './serve-flags/group.ts'
 import { SERVE_FLAG_GROUPS } from './serve-flags/index.ts'
 
@@ -54,28 +54,6 @@ const agentLimits = (value: string | undefined): Record<string, string> | undefi
     limits[slug!.trim()] = n.trim() || `${entry} (no "=n")`
   }
   return limits
-}
-
-/** Loads agent modules: every export that is an agent definition (has a slug and a handler). */
-const loadAgents = async (paths: string[]): Promise<AgentDefinition[]> => {
-  if (paths.length === 0) return (await import('../demo/index.ts')).demoAgents
-  const agents: AgentDefinition[] = []
-  for (const path of paths) {
-    const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>
-    for (const value of Object.values(module)) {
-      const candidate = value as Partial<AgentDefinition> | undefined
-      if (
-        candidate &&
-        typeof candidate === 'object' &&
-        typeof candidate.handler === 'function' &&
-        candidate.slug
-      ) {
-        agents.push(candidate as AgentDefinition)
-      }
-    }
-  }
-  if (agents.length === 0) throw new Error(`no agent definitions exported by ${paths.join(', ')}`)
-  return agents
 }
 
 /**
@@ -211,13 +189,19 @@ Examples:
       const sources = { flags: flags as Record<string, unknown>, env, file: file as Record<string, unknown> }
       const groups: Partial<SwitchboardOptions>[] = []
       for (const group of SERVE_FLAG_GROUPS) groups.push(await group.resolve(sources))
+      const host = flags.host ?? env.HOST ?? file.host ?? DEFAULTS.host
+      // A wildcard bind has no address clients can use; cards and links would say localhost.
+      if (!publicUrl && (host === '0.0.0.0' || host === '::'))
+        process.stderr.write(
+          `switchboard: warning: listening on ${host} with no public URL, so cards and links advertise localhost; set --public-url (SWITCHBOARD_PUBLIC_URL) to the URL clients use\n`,
+        )
       // Loaded here, not at the top: the client commands start without the server's dependencies.
       const { createSwitchboard } = await import('../server/server.ts')
       const switchboard = await createSwitchboard({
         ...mergeOptions(groups),
         agents,
         port,
-        host: flags.host ?? env.HOST ?? file.host ?? DEFAULTS.host,
+        host,
         dataDir,
         ...(publicUrl && { publicUrl }),
         ...(defaultAgent && { defaultAgent }),

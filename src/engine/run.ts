@@ -1,5 +1,5 @@
 import type { ArtifactSpec, AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
-import { AgentError, TaskRejection } from '../agent/define.ts'
+import { type AgentError, agentErrorKind } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
 import type { Artifact } from '../model/artifacts.ts'
 import { creatorOf } from '../model/caller.ts'
@@ -212,13 +212,12 @@ export class TaskRun {
   }
 
   #failure(error: unknown): EventBody {
-    if (error instanceof TaskRejection) {
-      return { kind: 'status', state: 'REJECTED', error: { code: error.code, message: error.message } }
-    }
-    if (error instanceof AgentError) {
-      const taskError: TaskError = { code: error.code, message: error.message }
-      if (error.details) taskError.details = error.details
-      return failed(taskError)
+    // A brand, not instanceof: the agent may have thrown another copy's AgentError.
+    const kind = agentErrorKind(error)
+    if (kind) {
+      const { code, message, details } = error as AgentError
+      if (kind === 'rejection') return { kind: 'status', state: 'REJECTED', error: { code, message } }
+      return failed({ code, message, ...(details && { details }) })
     }
     const message = error instanceof Error ? error.message : String(error)
     return failed({ code: 'AGENT_ERROR', message: message || 'the agent handler failed' })

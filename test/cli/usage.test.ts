@@ -3,6 +3,7 @@
  * (2), an unreachable agent (3), an error answer (4).
  */
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { freePort } from '../client/helpers.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
@@ -47,6 +48,15 @@ describe('usage', () => {
       assert.notEqual(result.stderr, '', name)
     }
     assert.match(noInput.stderr, /exactly one of --input <json> or --text <message>/)
+  })
+
+  it('--version prints the package version (exit 0); an unknown command exits 2 naming it', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    const [printed, unknown] = await Promise.all([cli(['--version']), cli(['bogus'])])
+    assert.equal(printed.code, 0, printed.stderr)
+    assert.equal(printed.stdout.trim(), version)
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /unknown command 'bogus'/)
   })
 
   it('serve refuses a PostgreSQL pool size without PostgreSQL, or below 1 (exit 2, saying why)', async () => {

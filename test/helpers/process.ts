@@ -13,12 +13,17 @@ export interface ServerProcess {
   stop(): Promise<number | null>
 }
 
-/** Starts `switchboard serve` as a real process and resolves once it prints its URL. */
+/**
+ * Starts `switchboard serve` as a real process and resolves once it prints its URL. `bin` runs it
+ * as `npx switchboard` does, through bin/switchboard.js.
+ */
 export const spawnServer = async (
   args: string[],
   env: Record<string, string> = {},
+  options: { bin?: boolean } = {},
 ): Promise<ServerProcess> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
+  const entry = options.bin ? ['bin/switchboard.js'] : ['--import', 'tsx', 'src/cli/main.ts']
+  const child = spawn(process.execPath, [...entry, 'serve', ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
