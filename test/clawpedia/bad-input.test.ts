@@ -30,8 +30,10 @@ before(async () => {
     .body.task_id
   await settle(gen(), completed)
   artifact = (await request(`${gen()}/tasks/${completed}/artifacts`)).body.artifacts[0].artifact_id
+  // A step of a minute (the most the agent takes): the task logs nothing while the test runs, so
+  // "changes nothing" compares like with like even on a loaded machine (a 1 s step did not).
   working = (
-    await request(`${base('long-runner')}/tasks`, { body: { input: { steps: 1000, step_ms: 1000 } } })
+    await request(`${base('long-runner')}/tasks`, { body: { input: { steps: 1000, step_ms: 60_000 } } })
   ).body.task_id
   await settle(base('long-runner'), working, 'WORKING')
   waiting = (await request(`${base('report-builder')}/tasks`, { body: { input: { subject: 'owls' } } })).body
