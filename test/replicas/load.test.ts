@@ -139,7 +139,8 @@ describe('load across replicas', { skip: pgSkip }, () => {
     // Push: per task, every status change once, in order; no duplicate anywhere.
     const received = new Map<string, number[]>()
     for (const r of pushes) {
-      const [taskId, seq] = String(r.idempotencyKey).split(':')
+      // The key is <task_id>:<config_id>:<sequence> (docs/push.md).
+      const [taskId, , seq] = String(r.idempotencyKey).split(':')
       received.set(taskId!, [...(received.get(taskId!) ?? []), Number(seq)])
     }
     let duplicates = 0
