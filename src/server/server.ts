@@ -29,6 +29,7 @@ import {
 } from './exposure.ts'
 import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
 import { openStore } from './open-store.ts'
+import { registerOversizedBodyDrain } from './oversized-body.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { createServerLogger } from './redaction.ts'
 import { rootRoutes } from './root-routes.ts'
@@ -216,6 +217,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(cardSigning && { signCard: cardSigning.signCard }),
   }
 
+  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit
   const app = Fastify({
     loggerInstance: logger,
     // Per-request logs cost more than the request on the hot path; errors are still logged.
@@ -223,11 +225,12 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     // No child logger per request: nothing logs through request.log, and a child costs time on
     // every request and memory for as long as a stream stays open.
     childLoggerFactory: (parent) => parent,
-    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ...(options.tls && { https: httpsOptionsOf(options.tls) }),
   }) as unknown as FastifyInstance
   registerJsonParsers(app)
+  registerOversizedBodyDrain(app, bodyLimit)
   registerAuthentication(app, authentication, logger)
   registerRateLimit(app, limits)
 
