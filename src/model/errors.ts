@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   INVALID_ID: 'An id in the path is malformed',
   INPUT_SCHEMA_VIOLATION: "The input does not conform to the agent's input schema",
   PAYLOAD_TOO_LARGE: 'The body exceeds the configured limit',
+  REQUEST_TIMEOUT: 'The request (headers or body) did not arrive in time',
   UNSUPPORTED_MEDIA_TYPE: 'The request Content-Type is not accepted on this endpoint',
   CONTENT_TYPE_NOT_SUPPORTED: 'A message part has a media type the agent does not accept',
   CONTEXT_MISMATCH: 'The contextId does not match the task',

@@ -19,6 +19,13 @@ import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './acce
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
+import {
+  applyConnectionCap,
+  type ConnectionOptions,
+  connectionsOf,
+  fastifyConnectionOptionsOf,
+  nodeServerOptionsOf,
+} from './connections.ts'
 import { DEFAULTS } from './defaults.ts'
 import {
   checkExposure,
@@ -59,6 +66,8 @@ export interface SwitchboardOptions {
   stallMs?: number
   /** The largest request body accepted, in bytes. */
   bodyLimit?: number
+  /** Header, request and keep-alive timeouts and the connection cap (docs/limits.md). */
+  connections?: ConnectionOptions
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
@@ -218,6 +227,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   }
 
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit
+  const connections = connectionsOf(options.connections)
+  const nodeOptions = nodeServerOptionsOf(connections)
   const app = Fastify({
     loggerInstance: logger,
     // Per-request logs cost more than the request on the hot path; errors are still logged.
@@ -227,8 +238,10 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     childLoggerFactory: (parent) => parent,
     bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ...(options.tls && { https: httpsOptionsOf(options.tls) }),
+    ...fastifyConnectionOptionsOf(connections),
+    ...(options.tls ? { https: { ...httpsOptionsOf(options.tls), ...nodeOptions } } : { http: nodeOptions }),
   }) as unknown as FastifyInstance
+  applyConnectionCap(app.server, connections)
   registerJsonParsers(app)
   registerOversizedBodyDrain(app, bodyLimit)
   registerAuthentication(app, authentication, logger)

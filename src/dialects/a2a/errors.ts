@@ -88,6 +88,7 @@ export const A2A_ERROR_OF: Readonly<Record<ErrorCode, { kind: A2aErrorKind; http
   INVALID_ID: { kind: 'InvalidParamsError' },
   INPUT_SCHEMA_VIOLATION: { kind: 'InvalidParamsError' },
   PAYLOAD_TOO_LARGE: { kind: 'InvalidRequestError', http: 413 },
+  REQUEST_TIMEOUT: { kind: 'InvalidRequestError', http: 408 },
   UNSUPPORTED_MEDIA_TYPE: { kind: 'InvalidRequestError', http: 415 },
   CONTENT_TYPE_NOT_SUPPORTED: { kind: 'ContentTypeNotSupportedError' },
   CONTEXT_MISMATCH: { kind: 'InvalidParamsError' },
