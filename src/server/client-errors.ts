@@ -29,13 +29,16 @@ export const clientErrorHandler =
     logger.debug({ err: error }, 'client error')
     // A response already under way on this connection (a stream) must not get a second status line.
     const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
-    if (socket.writable && !inFlight) {
-      const status = HTTP_STATUS[code]
-      const body = JSON.stringify({ error: { code, message } })
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      )
+    if (!socket.writable || inFlight) {
+      socket.destroy(error)
+      return
     }
-    socket.destroy(error)
+    const status = HTTP_STATUS[code]
+    const body = JSON.stringify({ error: { code, message } })
+    // Ended, then destroyed once written: the client reads the whole answer before the close.
+    socket.once('finish', () => socket.destroy())
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   }

@@ -9,4 +9,12 @@ export const DEFAULTS = {
   pingMs: 15_000,
   stallMs: 30_000,
   bodyLimit: 4 * 1024 * 1024,
+  /** Time for a request's headers to arrive (Node's `headersTimeout`). */
+  headersTimeoutMs: 10_000,
+  /** Time for a whole request, headers and body, to arrive (Node's `requestTimeout`). */
+  requestTimeoutMs: 30_000,
+  /** How long an idle keep-alive connection stays open between requests. */
+  idleTimeoutMs: 5_000,
+  /** Connections open at once; past it a new connection is closed at once. */
+  maxConnections: 1_000,
 } as const

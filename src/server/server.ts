@@ -20,6 +20,13 @@ import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
 import { clientErrorHandler } from './client-errors.ts'
+import {
+  applyConnectionCap,
+  type ConnectionOptions,
+  connectionsOf,
+  fastifyConnectionOptionsOf,
+  nodeServerOptionsOf,
+} from './connections.ts'
 import { DEFAULTS } from './defaults.ts'
 import {
   checkExposure,
@@ -31,6 +38,7 @@ import {
 import { registerJsonParsers } from './json-body.ts'
 import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
 import { openStore } from './open-store.ts'
+import { registerOversizedBodyDrain } from './oversized-body.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { createServerLogger } from './redaction.ts'
 import { rootRoutes } from './root-routes.ts'
@@ -60,6 +68,8 @@ export interface SwitchboardOptions {
   stallMs?: number
   /** The largest request body accepted, in bytes. */
   bodyLimit?: number
+  /** Header, request and keep-alive timeouts and the connection cap (docs/limits.md). */
+  connections?: ConnectionOptions
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
@@ -221,6 +231,9 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(cardSigning && { signCard: cardSigning.signCard }),
   }
 
+  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit
+  const connections = connectionsOf(options.connections)
+  const nodeOptions = nodeServerOptionsOf(connections)
   const app = Fastify({
     loggerInstance: logger,
     // Per-request logs cost more than the request on the hot path; errors are still logged.
@@ -228,12 +241,15 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     // No child logger per request: nothing logs through request.log, and a child costs time on
     // every request and memory for as long as a stream stays open.
     childLoggerFactory: (parent) => parent,
-    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    bodyLimit,
     clientErrorHandler: clientErrorHandler(logger),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ...(options.tls && { https: httpsOptionsOf(options.tls) }),
+    ...fastifyConnectionOptionsOf(connections),
+    ...(options.tls ? { https: { ...httpsOptionsOf(options.tls), ...nodeOptions } } : { http: nodeOptions }),
   }) as unknown as FastifyInstance
+  applyConnectionCap(app.server, connections)
   registerJsonParsers(app)
+  registerOversizedBodyDrain(app, bodyLimit)
   registerAuthentication(app, authentication, logger)
   registerRateLimit(app, limits)
 

@@ -1,6 +1,7 @@
 import { accessFlags } from './access.ts'
 import { apiKeyFlags } from './api-keys.ts'
 import { cardSigningFlags } from './card-signing.ts'
+import { connectionsFlags } from './connections.ts'
 import type { ServeFlagGroup } from './group.ts'
 import { jwtFlags } from './jwt.ts'
 import { limitsFlags } from './limits.ts'
@@ -15,6 +16,7 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   tlsFlags,
   secretsFlags,
   limitsFlags,
+  connectionsFlags,
   cardSigningFlags,
   accessFlags,
   retentionFlags,
