@@ -150,7 +150,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
           level: options.logLevel ?? 'info',
           authenticators: options.identity?.authenticators ?? [],
         }))
-  const opened = await openStore(options)
+  const opened = await openStore({ ...options, log: logger })
   const { bus } = opened
   const store = sealedStoreOf(opened.store, {
     options: options.secrets,
@@ -262,7 +262,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await app.listen({ host, port })
       const address = app.server.address()
       if (address && typeof address === 'object') port = address.port
-      await engine.start()
+      // A server whose engine cannot start must not go on taking requests it will never run.
+      await engine.start().catch(async (error: unknown) => {
+        await app.close()
+        throw error
+      })
       worker.start()
       return publicUrl()
     },
