@@ -13,6 +13,7 @@ import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
 import type { Store } from '../store/contract.ts'
+import { watchStorageFull } from '../store/storage-full.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
@@ -158,6 +159,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(options.store === undefined && { dataDir: options.dataDir ?? DEFAULTS.dataDir }),
     logger,
   })
+  // What the engine and the push worker write through: a full disk is STORAGE_FULL, and /readyz hears of it.
+  const writer = watchStorageFull(store)
   const authentication = authenticationOf(identity, store)
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
@@ -172,7 +175,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const limits = limitsOf(options.limits, host)
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
   const worker = new PushWorker({
-    store,
+    store: writer,
     dispatcher,
     owner: replicaId,
     logger,
@@ -184,7 +187,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
 
   const engine = new Engine({
-    store,
+    store: writer,
     bus,
     agents,
     singleProcess: store.backend !== 'postgres',

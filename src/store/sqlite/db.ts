@@ -5,6 +5,8 @@ export interface SqliteStoreOptions {
   filename: string
   /** 'normal' survives a process crash (kill -9); 'full' also survives power loss. */
   synchronous?: 'normal' | 'full'
+  /** Caps the file at this many pages (`PRAGMA max_page_count`): writes past it fail as on a full disk. */
+  maxPageCount?: number
 }
 
 /**
@@ -18,6 +20,7 @@ export const openDatabase = (options: SqliteStoreOptions): Database.Database => 
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     db.pragma('busy_timeout = 5000')
+    if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${options.maxPageCount}`)
     assertIntact(db)
   } catch (error) {
     db.close()
@@ -64,8 +67,10 @@ export class GroupCommit {
   readonly #transaction: <T>(body: () => T) => T
   /** Writes waiting for the next group commit. */
   #pending: PendingWrite[] = []
+  readonly #db: Database.Database
 
   constructor(db: Database.Database) {
+    this.#db = db
     const inTransaction = db.transaction((body: () => unknown) => body())
     this.#transaction = <T>(body: () => T): T => inTransaction(body) as T
   }
@@ -91,6 +96,10 @@ export class GroupCommit {
             // Nested in the batch's transaction, better-sqlite3 runs this one in a savepoint.
             outcomes.push({ ok: true, value: this.#transaction(write.body) })
           } catch (error) {
+            // Some errors (SQLITE_FULL, SQLITE_IOERR) make SQLite roll back the whole transaction,
+            // not just the savepoint: the batch is lost, and the writes after this one must not
+            // run outside it, each committing on its own. Every write of the batch fails with it.
+            if (!this.#db.inTransaction) throw error
             outcomes.push({ ok: false, error })
           }
         }
