@@ -18,6 +18,12 @@ export const EXIT = {
   AUTH_REQUIRED: 6,
   /** The agent or server refused the credentials, or none were given (UNAUTHENTICATED, FORBIDDEN). */
   UNAUTHENTICATED: 7,
+  /** `serve`: the data directory cannot be created or written (read-only, permission, a file in the way). */
+  DATA_DIR_UNUSABLE: 8,
+  /** `serve`: the database file cannot be opened or created. */
+  DATABASE_UNOPENABLE: 9,
+  /** `serve`: the database file is corrupt (failed its integrity check). */
+  DATABASE_CORRUPT: 10,
 } as const
 
 /** A command-line mistake: reported with the usage hint, exit 2. */
@@ -49,9 +55,23 @@ export const exitCodeOfState = (state: TaskState): number => {
 const CONNECTION_CODES = new Set(['CONNECTION_FAILED', 'TIMEOUT', 'STREAM_LOST'])
 const CREDENTIAL_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN'])
 
-/** The exit status for an error: usage, connection, or what the other side said. */
+const STARTUP_FAILURES = new Set(['DATA_DIR_UNUSABLE', 'DATABASE_UNOPENABLE', 'DATABASE_CORRUPT'])
+
+/**
+ * The exit status of a command that failed before it did anything (`serve` starting, or a command
+ * opening the store): the class of start-up failure, else bad usage or configuration.
+ */
+export const exitCodeOfStartup = (error: unknown): number => {
+  const failure = (error as { failure?: unknown } | undefined)?.failure
+  return typeof failure === 'string' && STARTUP_FAILURES.has(failure)
+    ? EXIT[failure as 'DATA_DIR_UNUSABLE']
+    : EXIT.USAGE
+}
+
+/** The exit status for an error: usage, start-up, connection, or what the other side said. */
 export const exitCodeOfError = (error: unknown): number => {
   if (error instanceof UsageError) return EXIT.USAGE
+  if ((error as { name?: unknown } | undefined)?.name === 'StartupError') return exitCodeOfStartup(error)
   const code = (error as { code?: unknown })?.code
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return EXIT.CONNECTION
   if (typeof code === 'string' && CREDENTIAL_CODES.has(code)) return EXIT.UNAUTHENTICATED
@@ -68,4 +88,7 @@ Exit codes:
   4  the agent or server answered with an error, or broke its protocol
   5  a followed task waits for input (INPUT_REQUIRED)
   6  a followed task waits for the caller to authorize something (AUTH_REQUIRED)
-  7  the credentials are missing or refused (UNAUTHENTICATED, FORBIDDEN)`
+  7  the credentials are missing or refused (UNAUTHENTICATED, FORBIDDEN)
+  8  the data directory cannot be created or written (read-only, permission denied, a file in the way)
+  9  the database file cannot be opened or created
+  10 the database file is corrupt`

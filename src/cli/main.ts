@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { deliveriesCommand } from './deliveries.ts'
-import { EXIT, EXIT_CODES_HELP, exitCodeOfError, UsageError } from './exit-codes.ts'
+import { EXIT, EXIT_CODES_HELP, exitCodeOfError, exitCodeOfStartup, UsageError } from './exit-codes.ts'
 import { keysCommand } from './keys.ts'
 import { serveCommand } from './serve.ts'
 import { taskCommands } from './task-commands.ts'
@@ -61,7 +61,8 @@ try {
     // Help and --version end here too, with their own status 0.
     process.exitCode = error.exitCode === 0 ? EXIT.OK : EXIT.USAGE
   } else {
+    // What `serve` throws: a start-up failure has its own status, anything else is bad configuration.
     process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = EXIT.USAGE
+    process.exitCode = exitCodeOfStartup(error)
   }
 }

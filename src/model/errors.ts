@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   // The server failed.
   INTERNAL: 'Internal error',
   UNAVAILABLE: 'The server is shutting down or overloaded',
+  STORAGE_FULL: 'The task store has no space left to write; retry later',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

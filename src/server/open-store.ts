@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import type { Logger } from 'pino'
 import type { EventBus } from '../events/contract.ts'
 import { LocalBus } from '../events/local-bus.ts'
 import { PostgresBus } from '../events/postgres-bus.ts'
@@ -8,9 +9,13 @@ import { PostgresStore } from '../store/postgres/postgres-store.ts'
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
 import { DEFAULTS } from './defaults.ts'
 import type { SwitchboardOptions } from './server.ts'
+import { causeOf, databaseStartupError, StartupError } from './startup-error.ts'
 
 /** Where the server keeps its data: what `serve` and the commands that share its store (`keys`) are given. */
-export type StoreOptions = Pick<SwitchboardOptions, 'store' | 'dataDir' | 'postgres'>
+export type StoreOptions = Pick<SwitchboardOptions, 'store' | 'dataDir' | 'postgres'> & {
+  /** Told what start-up takes for granted (an empty database file taken as a new one). */
+  log?: Pick<Logger, 'warn'>
+}
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//
 
@@ -26,7 +31,7 @@ export const initStore = async (options: StoreOptions): Promise<Store> => {
 
 const storeOf = (options: StoreOptions): Store => {
   if (typeof options.store !== 'string')
-    return options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir)
+    return options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir, options.log)
   if (!POSTGRES_URL.test(options.store))
     throw new TypeError('unsupported store URL: use postgres://user@host:port/database')
   return new PostgresStore({
@@ -35,9 +40,45 @@ const storeOf = (options: StoreOptions): Store => {
   })
 }
 
-const openSqlite = (dataDir: string): SqliteStore => {
-  mkdirSync(dataDir, { recursive: true })
-  return new SqliteStore({ filename: join(dataDir, 'switchboard.db') })
+/**
+ * The embedded store, checked before anything is served from it: the data directory must be a
+ * writable directory (SQLite keeps its -wal and -shm files beside the database), and the database
+ * must open and pass its integrity check. Each failure is a StartupError naming the path.
+ */
+const openSqlite = (dataDir: string, log: StoreOptions['log']): SqliteStore => {
+  const dir = resolve(dataDir)
+  try {
+    makeDirectory(dir)
+  } catch (error) {
+    throw new StartupError(
+      'DATA_DIR_UNUSABLE',
+      `cannot use the data directory ${dir}: ${causeOf(error)}; choose a writable directory with --data (or SWITCHBOARD_DATA)`,
+      { cause: error },
+    )
+  }
+  const filename = join(dir, 'switchboard.db')
+  // SQLite takes an empty file for a new database; an operator who truncated it by mistake should hear so.
+  if (statSync(filename, { throwIfNoEntry: false })?.size === 0)
+    log?.warn({ file: filename }, 'the database file is empty (0 bytes): starting with a new database')
+  try {
+    return new SqliteStore({ filename })
+  } catch (error) {
+    throw databaseStartupError(filename, error)
+  }
+}
+
+/**
+ * Makes `dir` and its missing parents one at a time, and checks it is a writable directory.
+ * Not `mkdirSync(…, { recursive: true })`: where a directory cannot be made (under /proc) it
+ * loops forever, and elsewhere it reports a read-only parent as ENOENT.
+ */
+const makeDirectory = (dir: string): void => {
+  const missing: string[] = []
+  for (let at = dir; !existsSync(at); at = dirname(at)) missing.unshift(at)
+  for (const path of missing) mkdirSync(path)
+  if (!statSync(dir).isDirectory())
+    throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR' })
+  accessSync(dir, constants.W_OK)
 }
 
 /** The server's store and its bus: a PostgreSQL URL gets the LISTEN/NOTIFY bus, anything else a local one. */

@@ -68,6 +68,11 @@ export const rootRoutes = async (
       ])
       return { status: 'ready' }
     } catch (error) {
+      if ((error as { code?: unknown }).code === 'STORAGE_FULL') {
+        const { message } = error as Error
+        server.logger.warn({ code: 'STORAGE_FULL' }, `not ready: ${message}`)
+        return reply.code(503).send({ status: 'unavailable', error: { code: 'STORAGE_FULL', message } })
+      }
       server.logger.warn({ err: error }, 'not ready: the task store did not answer')
       return reply.code(503).send({
         status: 'unavailable',

@@ -13,6 +13,7 @@ import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
 import type { Store } from '../store/contract.ts'
+import { watchStorageFull } from '../store/storage-full.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
@@ -164,7 +165,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
           level: options.logLevel ?? 'info',
           authenticators: options.identity?.authenticators ?? [],
         }))
-  const opened = await openStore(options)
+  const opened = await openStore({ ...options, log: logger })
   const { bus } = opened
   const store = sealedStoreOf(opened.store, {
     options: options.secrets,
@@ -172,6 +173,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(options.store === undefined && { dataDir: options.dataDir ?? DEFAULTS.dataDir }),
     logger,
   })
+  // What the engine and the push worker write through: a full disk is STORAGE_FULL, and /readyz hears of it.
+  const writer = watchStorageFull(store)
   const authentication = authenticationOf(identity, store)
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
@@ -187,7 +190,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
   const sweeper = options.retention && new RetentionSweeper({ ...options.retention, store, logger })
   const worker = new PushWorker({
-    store,
+    store: writer,
     dispatcher,
     owner: replicaId,
     logger,
@@ -199,7 +202,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
 
   const engine = new Engine({
-    store,
+    store: writer,
     bus,
     agents,
     singleProcess: store.backend !== 'postgres',
@@ -284,7 +287,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await app.listen({ host, port })
       const address = app.server.address()
       if (address && typeof address === 'object') port = address.port
-      await engine.start()
+      // A server whose engine cannot start must not go on taking requests it will never run.
+      await engine.start().catch(async (error: unknown) => {
+        await app.close()
+        throw error
+      })
       worker.start()
       sweeper?.start()
       return publicUrl()

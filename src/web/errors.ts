@@ -39,6 +39,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   OUTPUT_SCHEMA_VIOLATION: 500,
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  STORAGE_FULL: 507,
 }
 
 /**

@@ -120,6 +120,7 @@ export const A2A_ERROR_OF: Readonly<Record<ErrorCode, { kind: A2aErrorKind; http
   OUTPUT_SCHEMA_VIOLATION: { kind: 'InvalidAgentResponseError' },
   INTERNAL: { kind: 'InternalError' },
   UNAVAILABLE: { kind: 'UnavailableError' },
+  STORAGE_FULL: { kind: 'UnavailableError', http: 507 },
 }
 
 /** An error as A2A reports it, before it is written in one binding's shape. */
