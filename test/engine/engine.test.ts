@@ -149,7 +149,9 @@ describe('terminal finality under a cancel/complete race', () => {
 })
 
 describe('cancellation is real', () => {
-  it('aborts the signal, and a handler that ignores it can write nothing after CANCELLED', async () => {
+  it('aborts the signal, and a handler that ignores it can write nothing after CANCELLED', {
+    timeout: 20_000,
+  }, async () => {
     const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'stubborn', input: {} })
     await engine.waitFor(scope, task.id, (s) => s === 'WORKING')
     // Wrapped: an async check returning the promise itself would wait for the abort before the cancel.
