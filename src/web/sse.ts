@@ -112,7 +112,7 @@ export class SseStream {
         clearTimeout(timer)
         this.#res.off('drain', onDrain)
         this.#res.off('close', onClose)
-        if (!ok) this.end()
+        if (!ok) this.#drop()
         resolve(ok)
       }
       const onDrain = (): void => done(true)
@@ -133,6 +133,16 @@ export class SseStream {
     this.#markClosed()
     this.#uncork()
     this.#res.end()
+  }
+
+  /**
+   * Closes the connection of a client that stopped reading: end() would queue the FIN behind the
+   * unread bytes, keeping the socket and its buffers for as long as the client stays silent.
+   */
+  #drop(): void {
+    if (this.#closed) return
+    this.#markClosed()
+    this.#res.destroy()
   }
 
   #markClosed(): void {

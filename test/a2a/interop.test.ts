@@ -89,8 +89,10 @@ for (const binding of BINDINGS) {
         ),
       )
       assert.ok([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING].includes(task.status!.state))
+      // A deadline, not a count of polls: each poll takes longer on a loaded machine.
       let current = task
-      for (let i = 0; i < 100 && current.status?.state !== TaskState.TASK_STATE_COMPLETED; i++) {
+      const deadline = Date.now() + 20_000
+      while (current.status?.state !== TaskState.TASK_STATE_COMPLETED && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20))
         current = await runner.getTask({ tenant: '', id: task.id, historyLength: 0 })
       }

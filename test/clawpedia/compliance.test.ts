@@ -302,7 +302,7 @@ describe('Upon task status change, a valid push notification is sent to the conf
       await request(`${base}/tasks/${created.task_id}/input`, { body: { input: { sections: ['Wings'] } } })
       await statusesUntil(base, created.task_id)
       const expected = ['SUBMITTED', 'WORKING', 'INPUT_REQUIRED', 'WORKING', 'COMPLETED']
-      const deadline = Date.now() + 5000
+      const deadline = Date.now() + 20_000
       while (receiver.received.length < expected.length && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 20))
       assert.equal(receiver.received.length, expected.length)

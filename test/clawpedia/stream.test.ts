@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { request, startServer, type TestServer } from '../helpers/server.ts'
+import { eventually, request, startServer, type TestServer } from '../helpers/server.ts'
 import { type ReceivedEvent, readSse } from '../helpers/sse.ts'
 
 let server: TestServer
@@ -82,8 +82,12 @@ describe('the Clawpedia SSE stream', () => {
     const base = `${server.url}/agents/report-builder`
     const id = (await request(`${base}/tasks`, { body: { input: { subject: 'bees' } } })).body.task_id
     const reading = readSse(`${base}/tasks/${id}/stream`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    await request(`${base}/tasks/${id}/input`, { body: { input: { sections: ['Hives'] } } })
+    // Input is accepted only while the task waits for it: wait for that, and check the answer.
+    await eventually(async () =>
+      (await request(`${base}/tasks/${id}`)).body.status === 'INPUT_REQUIRED' ? true : undefined,
+    )
+    const answered = await request(`${base}/tasks/${id}/input`, { body: { input: { sections: ['Hives'] } } })
+    assert.ok(answered.status < 300, JSON.stringify(answered.body))
     const { events, closedByServer } = await reading
     assert.ok(closedByServer)
     assert.deepEqual(
@@ -115,9 +119,12 @@ describe('the Clawpedia SSE stream', () => {
   it('a client that disconnects leaves no subscription behind', async () => {
     const id = await create({ steps: 50, step_ms: 20 })
     await readSse(`${runner()}/tasks/${id}/stream`, { stopWhen: (_e, all) => frames(all).length === 3 })
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const health = await request(`${server.url}/healthz`)
-    assert.equal(health.body.open_streams, 0)
+    // The server learns of the disconnect when the socket closes, not at a fixed time after.
+    await eventually(
+      async () => ((await request(`${server.url}/healthz`)).body.open_streams === 0 ? true : undefined),
+      10_000,
+      'no open streams',
+    )
     await request(`${runner()}/tasks/${id}/cancel`, { method: 'POST' })
   })
 })

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { connect } from '../../src/client.ts'
 import { stubServer } from '../client/helpers.ts'
-import { startServer, type TestServer } from '../helpers/server.ts'
+import { eventually, startServer, type TestServer } from '../helpers/server.ts'
 import { cli, json } from './helpers.ts'
 
 const TOKEN = 'admin-token-for-tests'
@@ -35,11 +35,15 @@ before(async () => {
   await task.wait({ timeoutMs: 5000 })
   taskId = task.id
   // A 400 is final: every status notification of the task ends dead.
-  for (let i = 0; i < 200; i++) {
-    const counts = await server.switchboard.engine.deliveries.count()
-    if (counts.dead === 3 && counts.pending === 0) break
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
+  // Waited for, not polled a fixed number of times: a slow machine must not start the tests early.
+  await eventually(
+    async () => {
+      const counts = await server.switchboard.engine.deliveries.count()
+      return counts.dead === 3 && counts.pending === 0 ? true : undefined
+    },
+    20_000,
+    'three dead deliveries',
+  )
 })
 after(async () => {
   await server.close()

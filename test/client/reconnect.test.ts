@@ -69,9 +69,14 @@ for (const kind of KINDS) {
       assertSameAsReplay(got, await collect((await agent.task(task.id)).events()))
     })
 
-    it('a connection that goes silent is declared dead after the missed heartbeats, and resumed', async () => {
+    it('a connection that goes silent is declared dead after the missed heartbeats, and resumed', {
+      timeout: 60_000,
+    }, async () => {
+      // No call timeout to fall back on: only the missed heartbeats can end the frozen stream, so
+      // the test shows that without an upper bound on the time it took.
       const agent = await connect(`http://127.0.0.1:${proxy.port}/agents/long-runner`, {
         ...options,
+        timeoutMs: 600_000,
         prefer: [kind],
       })
       const task = await agent.send({ steps: 8, step_ms: 40 })
@@ -86,11 +91,11 @@ for (const kind of KINDS) {
           frozenAt = Date.now()
         }
       }
-      // Frames already in flight may still arrive; then silence until the stall is noticed. Three
-      // missed 60 ms heartbeats: dead after 180 ms, not at the 5 s call timeout.
+      // Frames already in flight may still arrive; then silence until the stall is noticed: three
+      // missed 60 ms heartbeats, at least 180 ms (a loaded machine only makes it longer).
       const gaps = arrivals.map((at, i) => at - (i === 0 ? frozenAt : arrivals[i - 1]!))
       const stall = Math.max(...gaps)
-      assert.ok(stall >= 150 && stall < 2000, `the longest silence after the freeze was ${stall} ms`)
+      assert.ok(stall >= 150, `the longest silence after the freeze was ${stall} ms`)
       // Frozen links (idle pooled ones too) stay dead forever here; end them before reading again.
       proxy.cut()
       assertSameAsReplay(got, await collect((await agent.task(task.id)).events()))

@@ -11,6 +11,7 @@ import { DEFAULT_SCOPE as scope, type Task } from '../../src/model/task.ts'
 import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
 import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { instantAgent } from '../helpers/agents.ts'
+import { eventually } from '../helpers/server.ts'
 
 const settled = (state: TaskState) => isTerminal(state) || state === 'INPUT_REQUIRED'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -18,6 +19,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Runs of each handler, to prove replay re-runs and cancellation stops them. */
 const calls = { replay: 0, stubborn: 0, stubbornLogsAfterCancel: 0 }
 let release: (() => void) | undefined
+/** Set by the stubborn handler: resolves with its signal's state when the signal fires 'abort'. */
+let abortSeen: Promise<{ aborted: boolean; reason: unknown }> | undefined
+/** Set by the stubborn handler: resolves once it has returned (its last log attempt is behind it). */
+let stubbornReturned: Promise<void> | undefined
+/** Each start of a serial task waits on its own gate, so the test decides when each one finishes. */
+const serialGates: (() => void)[] = []
 
 const replayAgent = defineAgent({
   id: '11111111-2222-4333-8444-555555555501',
@@ -45,6 +52,14 @@ const stubbornAgent = defineAgent({
   inputSchema: { type: 'object' },
   async handler(_input, ctx) {
     calls.stubborn += 1
+    const { signal } = ctx
+    abortSeen = new Promise((resolve) =>
+      signal.addEventListener('abort', () => resolve({ aborted: signal.aborted, reason: signal.reason })),
+    )
+    let returned = () => {}
+    stubbornReturned = new Promise((resolve) => {
+      returned = resolve
+    })
     await ctx.log('info', 'working')
     await new Promise<void>((resolve) => {
       release = resolve
@@ -57,6 +72,7 @@ const stubbornAgent = defineAgent({
         // refused: the task is terminal
       }
     }
+    returned()
     return { done: true }
   },
 })
@@ -69,7 +85,7 @@ const serialAgent = defineAgent({
   concurrency: 1,
   inputSchema: { type: 'object' },
   async handler(_input, ctx) {
-    await sleep(80)
+    await new Promise<void>((resolve) => serialGates.push(resolve))
     ctx.signal.throwIfAborted()
     return {}
   },
@@ -133,19 +149,35 @@ describe('terminal finality under a cancel/complete race', () => {
 })
 
 describe('cancellation is real', () => {
-  it('aborts the signal, and a handler that ignores it can write nothing after CANCELLED', async () => {
+  it('aborts the signal, and a handler that ignores it can write nothing after CANCELLED', {
+    timeout: 20_000,
+  }, async () => {
     const { task } = await engine.submit({ caller: ANONYMOUS, agent: 'stubborn', input: {} })
     await engine.waitFor(scope, task.id, (s) => s === 'WORKING')
-    while (!release) await sleep(5)
+    // Wrapped: an async check returning the promise itself would wait for the abort before the cancel.
+    const { signal } = await eventually(
+      async () => (abortSeen ? { signal: abortSeen } : undefined),
+      5000,
+      'the handler to start',
+    )
     const cancelled = await engine.cancel(scope, task.id)
     assert.equal(cancelled.state, 'CANCELLED')
-    release()
-    await sleep(50)
+    const seen = await signal
+    assert.equal(seen.aborted, true, "the handler's signal fired 'abort' and reads aborted")
+    assert.ok(seen.reason !== undefined, 'the abort carries a reason')
+    // The handler ignored it; let it go on and wait until it has tried all its logs.
+    await eventually(async () => release ?? undefined, 5000, 'the handler to wait for release')
+    release?.()
+    await stubbornReturned
     assert.equal(calls.stubbornLogsAfterCancel, 0)
     const events = await eventsOf(task.id)
     assert.equal(events.at(-1)?.kind, 'status')
     assert.equal((events.at(-1) as { state: string }).state, 'CANCELLED')
-    assert.equal(engine.runningCount, 0, 'the run is over even though the handler ignored its signal')
+    await eventually(
+      async () => (engine.runningCount === 0 ? true : undefined),
+      5000,
+      'the run to be over even though the handler ignored its signal',
+    )
   })
 })
 
@@ -231,13 +263,30 @@ describe('admission', () => {
     const tasks = await Promise.all(
       [1, 2, 3].map(() => engine.submit({ caller: ANONYMOUS, agent: 'serial', input: {} })),
     )
-    await sleep(30)
-    const states = await Promise.all(
-      tasks.map(({ task }) => engine.getTask(scope, task.id).then((t) => t.state)),
-    )
-    assert.deepEqual(states.sort(), ['SUBMITTED', 'SUBMITTED', 'WORKING'])
+    // Each run waits on its gate until the test opens it: nothing finishes behind the test's back.
+    const statesOf = () =>
+      Promise.all(tasks.map(({ task }) => engine.getTask(scope, task.id).then((t) => t.state)))
+    for (let done = 0; done < 3; done += 1) {
+      const expected = [
+        ...Array(done).fill('COMPLETED'),
+        ...Array(2 - done).fill('SUBMITTED'),
+        'WORKING',
+      ].sort()
+      await eventually(
+        async () => {
+          const states = (await statesOf()).sort()
+          assert.ok(serialGates.length <= 1, `${serialGates.length} serial runs at once`)
+          assert.ok(states.filter((s) => s === 'WORKING').length <= 1, `more than one WORKING: ${states}`)
+          return serialGates.length === 1 && String(states) === String(expected) ? true : undefined
+        },
+        5000,
+        `run ${done + 1} to start while the rest wait in SUBMITTED`,
+      )
+      serialGates.shift()?.()
+    }
     for (const { task } of tasks)
       assert.equal((await engine.waitFor(scope, task.id, isTerminal)).state, 'COMPLETED')
+    assert.equal(serialGates.length, 0)
   })
 
   it('idempotency: the same key twice is one task', async () => {

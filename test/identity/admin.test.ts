@@ -75,6 +75,20 @@ describe('admin API: loopback-only mode (no token, no authenticators)', () => {
     assert.equal((await raw(retry, { method: 'POST' })).status, 404)
   })
 
+  it('refuses a client on a non-loopback address, by the socket address alone', async () => {
+    // inject sends no traffic: the socket address is the one given, so no second machine is needed.
+    const from = (remoteAddress: string) =>
+      server.switchboard.app.inject({ method: 'GET', url: '/admin/deliveries/stats', remoteAddress })
+    for (const remoteAddress of ['10.0.0.1', '203.0.113.9', '::ffff:192.168.1.2', '2001:db8::1']) {
+      const refused = await from(remoteAddress)
+      assert.equal(refused.statusCode, 403, remoteAddress)
+      assert.equal(refused.json().error.code, 'FORBIDDEN')
+      assert.match(refused.json().error.message, /loopback clients only/)
+    }
+    for (const remoteAddress of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1'])
+      assert.equal((await from(remoteAddress)).statusCode, 200, remoteAddress)
+  })
+
   it('refuses a request that came through a local proxy', async () => {
     const response = await raw(`${proxy.url}/admin/deliveries/stats`)
     assert.equal(response.status, 403)

@@ -44,6 +44,7 @@ describe('admission across replicas', { skip: pgSkip }, () => {
     ])
   })
   after(async () => {
+    recorder?.release()
     await stopReplicas(replicas)
     await recorder?.close()
     await sql?.close()
@@ -53,6 +54,9 @@ describe('admission across replicas', { skip: pgSkip }, () => {
   it('limits hold per replica and per agent; waiting tasks go to any replica with room', async () => {
     const [first] = replicas as [Replica]
     // Everything is sent to one replica, which can run only three of them (one fragile) itself.
+    // Runs wait in their first step until the test releases them, so however slowly the tasks are
+    // sent, the replicas fill up (3 × 3 = 9 running) and the other six wait.
+    recorder.hold()
     const sent: { id: string; slug: string }[] = []
     for (const slug of [...Array(6).fill('tracked-fragile'), ...Array(9).fill('tracked')] as string[]) {
       const { status, body } = await request(`${first.base(slug)}/tasks`, {
@@ -63,9 +67,12 @@ describe('admission across replicas', { skip: pgSkip }, () => {
     }
     const ids = sent.map((s) => s.id)
 
-    let mostWaiting = 0
+    let waitingWhenFull: number | undefined
+    const fillDeadline = Date.now() + 60_000
     const peak = new Map<string, number>()
     for (;;) {
+      const full =
+        waitingWhenFull === undefined && ids.filter((id) => recorder.startsOf(id).length > 0).length === 9
       const rows = await sql.query<{ owner: string | null; agent: string; state: string; n: number }>(
         `SELECT lease_owner AS owner, agent, state, count(*)::int AS n FROM switchboard.tasks
          WHERE id = ANY($1) GROUP BY 1, 2, 3`,
@@ -89,11 +96,16 @@ describe('admission across replicas', { skip: pgSkip }, () => {
         const limit = key.endsWith('/tracked-fragile') ? 1 : 3
         assert.ok(n <= limit, `${key} runs ${n} at once, over its limit of ${limit}`)
       }
-      mostWaiting = Math.max(mostWaiting, waiting)
+      if (full) {
+        waitingWhenFull = waiting
+        recorder.release()
+      }
       if (open === 0) break
+      if (waitingWhenFull === undefined && Date.now() > fillDeadline)
+        assert.fail(`the replicas never filled up: ${JSON.stringify(rows)}`)
       await sleep(25)
     }
-    assert.ok(mostWaiting >= 3, `the excess waited in SUBMITTED (at most ${mostWaiting} at once)`)
+    assert.equal(waitingWhenFull, 6, 'with every replica full, the excess waited in SUBMITTED, unleased')
 
     for (const { id, slug } of sent) {
       const { body } = await request(`${replicas[2]!.base(slug)}/tasks/${id}`)

@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { createServer } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import pg from 'pg'
@@ -69,12 +69,17 @@ export interface Recorder {
   starts: RunReport[]
   aborts: RunReport[]
   startsOf(task: string): RunReport[]
+  /** Holds every start report unanswered (each run waits in its first step) until `release()`. */
+  hold(): void
+  /** Answers the held start reports and every later one at once. */
+  release(): void
   close(): Promise<void>
 }
 
 export const startRecorder = async (): Promise<Recorder> => {
   const starts: RunReport[] = []
   const aborts: RunReport[] = []
+  let held: ServerResponse[] | undefined
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://recorder')
     const report = {
@@ -84,7 +89,8 @@ export const startRecorder = async (): Promise<Recorder> => {
     }
     if (url.pathname === '/start') starts.push(report)
     else if (url.pathname === '/abort') aborts.push(report)
-    res.writeHead(204).end()
+    if (url.pathname === '/start' && held) held.push(res)
+    else res.writeHead(204).end()
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -94,6 +100,13 @@ export const startRecorder = async (): Promise<Recorder> => {
     starts,
     aborts,
     startsOf: (task) => starts.filter((s) => s.task === task),
+    hold() {
+      held ??= []
+    },
+    release() {
+      for (const res of held ?? []) res.writeHead(204).end()
+      held = undefined
+    },
     async close() {
       server.closeAllConnections()
       server.close()

@@ -60,7 +60,8 @@ describe('a replica partitioned from PostgreSQL', { skip: pgSkip }, () => {
     proxy.partition()
     const takeover = await eventually(
       async () => recorder.startsOf(id)[1],
-      LEASE_MS * 3,
+      // Generous: what matters is that the handler stopped before it, not how soon it came.
+      30_000,
       'the healthy replica to take the task over',
     )
     assert.equal(takeover.pid, healthy.pid)

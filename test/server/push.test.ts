@@ -55,7 +55,15 @@ describe('push notifications end to end', () => {
       60_000,
       '3,000 notifications',
     )
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Once no delivery is pending none can be sent again: only then is "no duplicate" a finding.
+    await eventually(
+      async () => {
+        const { counts } = (await request(`${server.url}/admin/deliveries/stats`)).body
+        return counts.pending === 0 ? true : undefined
+      },
+      60_000,
+      'every delivery settled',
+    )
     const byTask = seqsByTask(receiver)
     assert.equal(byTask.size, 1000)
     let duplicates = 0

@@ -9,7 +9,7 @@ import { DEFAULT_SCOPE } from '../../src/model/task.ts'
 import { nowIso } from '../../src/model/time.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
-import { request, startServer } from '../helpers/server.ts'
+import { eventually, request, startServer } from '../helpers/server.ts'
 import { type PgProxy, startPgProxy } from '../replicas/pg-proxy.ts'
 
 let db: TestDatabase
@@ -52,11 +52,16 @@ describe('PostgreSQL connection resets', { skip: pgSkip }, () => {
         }
       }
     })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Each reset comes once writes are going through again, however slowly they do.
+    const moreSuccesses = async (what: string) => {
+      const before = successes
+      await eventually(async () => (successes >= before + 5 ? true : undefined), 20_000, what)
+    }
+    await moreSuccesses('writes before the first reset')
     proxy.reset()
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await moreSuccesses('writes after the first reset')
     proxy.reset()
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await moreSuccesses('writes after the second reset')
     stop = true
     await Promise.all(writers)
     assert.ok(failures > 0, 'the resets interrupted some writes')

@@ -118,8 +118,11 @@ export const taskCases = (store: CurrentStore): void => {
   })
 
   describe('ping', () => {
-    it('answers while the store is open', async () => {
-      await store().ping()
+    it('resolves while the store is open, rejects once it is closed', async () => {
+      // Readiness rests on this: a ping that always resolved would report a dead store as ready.
+      assert.equal(await store().ping(), undefined)
+      await store().close()
+      await assert.rejects(store().ping())
     })
   })
 
