@@ -20,6 +20,8 @@ export interface AdmissionOptions {
   shutdownGraceMs: number
   committed: (taskId: string, events: readonly TaskEvent[], task?: Task) => void
   fetchFile: FileFetcher
+  /** What one task's artifacts may take in all (LIMITS.taskArtifactBytes by default). */
+  taskArtifactBytes?: number
   logger: EngineLogger
 }
 
@@ -218,6 +220,9 @@ export class Admission {
       owner,
       committed,
       fetchFile: this.#options.fetchFile,
+      ...(this.#options.taskArtifactBytes !== undefined && {
+        taskArtifactBytes: this.#options.taskArtifactBytes,
+      }),
     })
     this.#runs.set(task.id, run)
     try {

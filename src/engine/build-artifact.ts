@@ -4,6 +4,20 @@ import { newId } from '../model/ids.ts'
 import { nowIso } from '../model/time.ts'
 import { LIMITS } from './limits.ts'
 
+/** What an artifact takes in the store: a file's bytes, or its inline content. */
+export const storedBytesOf = (artifact: Artifact): number => {
+  switch (artifact.type) {
+    case 'file':
+      return artifact.size
+    case 'json':
+      return Buffer.byteLength(JSON.stringify(artifact.value))
+    case 'url':
+      return Buffer.byteLength(artifact.url)
+    default:
+      return Buffer.byteLength(artifact.text)
+  }
+}
+
 /**
  * The artifact a handler's `ctx.artifact(spec)` records, checked against the limits, and a file's
  * bytes. Object.assign onto `common`, not `{ ...common, … }`: see stampEvent on V8's slow path.

@@ -38,6 +38,8 @@ export interface EngineOptions {
   singleProcess?: boolean
   /** How handlers download files (`ctx.fetchFile`): the server passes its SSRF-guarded fetcher. */
   fetchFile?: FileFetcher
+  /** What one task's artifacts may take in all; default LIMITS.taskArtifactBytes (256 MiB). */
+  taskArtifactBytes?: number
   /** Called when the push outbox may have new due rows (status or artifact events, a retried delivery). */
   onOutboxWrite?: () => void
   /** Where every task of an agent notifies besides the targets its request names (deployment configuration). */
@@ -118,6 +120,7 @@ export class Engine {
       shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
       committed: (taskId, events, task) => this.#committed(taskId, events, task),
       fetchFile: options.fetchFile ?? refuseFetch,
+      ...(options.taskArtifactBytes !== undefined && { taskArtifactBytes: options.taskArtifactBytes }),
       logger: this.#logger,
     })
   }

@@ -9,6 +9,12 @@ export const LIMITS = {
   inlineArtifactBytes: 1024 * 1024,
   /** file artifacts are stored as blobs beside the log. */
   fileArtifactBytes: 64 * 1024 * 1024,
+  /**
+   * The artifacts one task may store in all (file bytes and inline content): past it a handler's
+   * `ctx.artifact` rejects, like the per-artifact limits. The engine option `taskArtifactBytes`
+   * lowers or raises it.
+   */
+  taskArtifactBytes: 256 * 1024 * 1024,
   /** ListTasks page sizes. */
   defaultPageSize: 50,
   maxPageSize: 100,

@@ -11,7 +11,7 @@ import type { Answer, Task } from '../model/task.ts'
 import { assertValidSchema } from '../schema/json-schema.ts'
 import type { Store } from '../store/contract.ts'
 import { authRequiredStatus } from './auth-required.ts'
-import { buildArtifact } from './build-artifact.ts'
+import { buildArtifact, storedBytesOf } from './build-artifact.ts'
 import { frozenCaller } from './caller.ts'
 import { LIMITS } from './limits.ts'
 import type { HostedAgent } from './registry.ts'
@@ -36,6 +36,8 @@ export interface TaskRunOptions {
   committed: (taskId: string, events: readonly TaskEvent[], task?: Task) => void
   /** Downloads through the server's outbound policy. */
   fetchFile: FileFetcher
+  /** What the task's artifacts may take in all (LIMITS.taskArtifactBytes by default). */
+  taskArtifactBytes?: number
 }
 
 interface PendingWrite {
@@ -88,6 +90,8 @@ export class TaskRun {
   #ending = false
   #logsSeen = 0
   #artifactsSeen = 0
+  /** What the task's artifacts take so far: counted from the recorded ones at the first new one. */
+  #artifactBytes: number | undefined
   #asksSeen = 0
   #released = false
   /** The first error the store failed a write with (not a refusal): the run cannot finish. */
@@ -266,6 +270,14 @@ export class TaskRun {
     const recorded = this.#options.task.artifacts[index]
     if (recorded) return recorded
     const { artifact, bytes } = buildArtifact(this.taskId, spec)
+    const limit = this.#options.taskArtifactBytes ?? LIMITS.taskArtifactBytes
+    this.#artifactBytes ??= this.#options.task.artifacts.reduce((sum, a) => sum + storedBytesOf(a), 0)
+    const total = this.#artifactBytes + storedBytesOf(artifact)
+    if (total > limit)
+      throw new RangeError(
+        `the artifacts of a task are limited to ${limit} bytes in all; this one would make ${total}`,
+      )
+    this.#artifactBytes = total
     await this.#accept({ kind: 'artifact', artifact }, bytes)
     return artifact
   }
