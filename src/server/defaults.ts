@@ -16,5 +16,5 @@ export const DEFAULTS = {
   /** How long an idle keep-alive connection stays open between requests. */
   idleTimeoutMs: 5_000,
   /** Connections open at once; past it a new connection is closed at once. */
-  maxConnections: 1_000,
+  maxConnections: 16_384,
 } as const

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { DEFAULTS } from '../../src/server/defaults.ts'
 import { request, startServer, type TestServer } from '../helpers/server.ts'
 import { readSse } from '../helpers/sse.ts'
 
@@ -90,5 +91,11 @@ describe('the connection cap', () => {
     const health = await request(`${server.url}/healthz`, { headers: { connection: 'close' } })
     assert.equal(health.status, 200)
     second.socket.destroy()
+  })
+})
+
+describe('the default connection cap', () => {
+  it('leaves room for the 10,000 open streams one process is meant to hold (a cap of 1,000 cut streams in the benchmark)', () => {
+    assert.ok(DEFAULTS.maxConnections >= 10_000 + 1_000, `maxConnections is ${DEFAULTS.maxConnections}`)
   })
 })
