@@ -158,8 +158,7 @@ export class Engine {
    * The open-task cap, checked before the creation: creations racing past the count may overshoot
    * it by the number in flight (a soft cap; a hard one would serialise every creation of a principal).
    */
-  async #checkOpenTasks(scope: Scope): Promise<void> {
-    const cap = this.#options.maxOpenTasks ?? Number.POSITIVE_INFINITY
+  async #checkOpenTasks(scope: Scope, cap: number): Promise<void> {
     const open = await this.#store.countOpenTasks(scope)
     if (open >= cap)
       throw new SwitchboardError(
@@ -177,7 +176,8 @@ export class Engine {
     const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
     const caller = request.caller
     const recorded = recordedCaller(caller)
-    if (this.#options.maxOpenTasks !== undefined) await this.#checkOpenTasks(scopeOf(caller))
+    const cap = this.#options.maxOpenTasks
+    if (cap !== undefined) await this.#checkOpenTasks(scopeOf(caller), cap)
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
