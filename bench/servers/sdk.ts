@@ -16,9 +16,9 @@ import {
 } from '@a2a-js/sdk/server'
 import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database'
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express'
-import Database from 'better-sqlite3'
 import express from 'express'
 import { Kysely, SqliteDialect } from 'kysely'
+import { SqliteDatabase as Database } from '../../src/store/sqlite/driver.ts'
 import {
   artifactCount,
   artifactName,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import { SqliteDatabase as Database } from '../../src/store/sqlite/driver.ts'
 import { rpc } from '../a2a/helpers.ts'
 
 /** Every stored push target of a SQLite database (configs and outbox rows), as the file holds them. */

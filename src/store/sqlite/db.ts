@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import { SqliteDatabase } from './driver.ts'
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -15,7 +16,7 @@ export interface SqliteStoreOptions {
  * reads the damaged page.
  */
 export const openDatabase = (options: SqliteStoreOptions): Database.Database => {
-  const db = new Database(options.filename)
+  const db = new SqliteDatabase(options.filename)
   try {
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
