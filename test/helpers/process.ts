@@ -37,7 +37,9 @@ export const spawnServer = async (
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000)
+    // A safety net for a hang, not a performance bound: on a loaded machine (load average 20 on two
+    // cores) a cold start that compiles the sources through tsx took over 20 s.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 120_000)
     const check = () => {
       const match = /Switchboard listening on (\S+)/.exec(output)
       if (match) {

@@ -27,7 +27,8 @@ export const readSse = async (
   body?: string
 }> => {
   const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 10_000)
+  // A safety net for a stream that never ends; a passing test ends sooner (stopWhen, the server).
+  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 60_000)
   const init: RequestInit = {
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
