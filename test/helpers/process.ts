@@ -39,7 +39,11 @@ export const spawnServer = async (
   const url = await new Promise<string>((resolve, reject) => {
     // A safety net for a hang, not a performance bound: on a loaded machine (load average 20 on two
     // cores) a cold start that compiles the sources through tsx took over 20 s.
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 120_000)
+    const timer = setTimeout(() => {
+      // Not left running: a live child keeps the test file's process, and the whole suite, waiting.
+      child.kill('SIGKILL')
+      reject(new Error(`server did not start:\n${output}`))
+    }, 120_000)
     const check = () => {
       const match = /Switchboard listening on (\S+)/.exec(output)
       if (match) {
