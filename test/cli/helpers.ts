@@ -35,10 +35,11 @@ export const cli = (
     child.stderr.on('data', (chunk) => {
       stderr += chunk
     })
+    // A safety net for a hang, not a performance bound: under load a cold start takes over 15 s.
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`switchboard ${args.join(' ')} did not finish:\n${stdout}\n${stderr}`))
-    }, options.timeoutMs ?? 15_000)
+    }, options.timeoutMs ?? 120_000)
     child.once('exit', (code) => {
       clearTimeout(timer)
       resolve({ code, stdout, stderr })
