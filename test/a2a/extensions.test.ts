@@ -18,43 +18,9 @@ import {
 import { ExtensionSupportRequiredError } from '@a2a-js/sdk/errors'
 import { defineAgent } from '../../src/agent/define.ts'
 import { demoAgents } from '../../src/demo/index.ts'
+import { CITATIONS, guarded, OLD_CITATIONS, offering, runs, SIGNED } from '../fixtures/extension-agents.ts'
 import { getTask, sendMessage, streamMessage, subscribe, taskCount } from './binding-calls.ts'
-import { BINDINGS, type Binding, http, startA2a, type TestServer } from './helpers.ts'
-
-const SIGNED = 'https://example.org/ext/signed-messages/v1'
-const CITATIONS = 'https://example.org/ext/citations/v2'
-const OLD_CITATIONS = 'https://example.org/ext/citations/v1'
-
-/** What each run of the `guarded` agent saw, in order. */
-const runs: { taskId: string; extensions: readonly string[] }[] = []
-
-const guarded = defineAgent({
-  id: '3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b',
-  slug: 'guarded',
-  name: 'Guarded',
-  description: 'Requires one extension and offers another.',
-  extensions: [
-    { uri: SIGNED, description: 'Messages carry a detached signature.', required: true },
-    { uri: CITATIONS, description: 'Artifacts cite their sources.', params: { style: 'apa' } },
-  ],
-  inputSchema: { type: 'object' },
-  async handler(input, ctx) {
-    runs.push({ taskId: ctx.taskId, extensions: ctx.extensions })
-    if (input.ask) await ctx.ask('Which sources?')
-    return { extensions: [...ctx.extensions] }
-  },
-})
-
-/** Offers an extension without requiring it. */
-const offering = defineAgent({
-  id: '4f5a6b7c-8d9e-4f0a-9b1c-2d3e4f5a6b7c',
-  slug: 'offering',
-  name: 'Offering',
-  description: 'Offers one optional extension.',
-  extensions: [{ uri: CITATIONS }],
-  inputSchema: { type: 'object' },
-  handler: (_input, ctx) => ({ extensions: [...ctx.extensions] }),
-})
+import { BINDINGS, type Binding, http, readSse, startA2a, type TestServer } from './helpers.ts'
 
 let server: TestServer
 before(async () => {
@@ -211,6 +177,33 @@ describe('A2A extensions', () => {
       assert.deepEqual(runs.at(-1)?.extensions, [SIGNED, CITATIONS])
     })
   }
+})
+
+describe('extensions and the Clawpedia dialect', () => {
+  it('refuses work for an agent with a required extension, which Clawpedia cannot activate', async () => {
+    const before = await taskCount('JSONRPC', base())
+    const created = await http(`${base()}/tasks`, { body: { input: {} } })
+    assert.equal(created.status, 400)
+    assert.equal(created.body.error.code, 'EXTENSION_SUPPORT_REQUIRED')
+    assert.equal(created.body.error.details.requiredExtensions, SIGNED)
+    assert.equal(await taskCount('JSONRPC', base()), before, 'nothing stored')
+    // A task made over A2A cannot be answered over Clawpedia either; reading it can.
+    const asked = await sendMessage('JSONRPC', base(), message({ ask: true }), activating(SIGNED))
+    const id = asked.result.task.id
+    const answered = await http(`${base()}/tasks/${id}/input`, { body: { input: {} } })
+    assert.equal(answered.status, 400)
+    assert.equal(answered.body.error.code, 'EXTENSION_SUPPORT_REQUIRED')
+    const read = await http(`${base()}/tasks/${id}`)
+    assert.equal(read.status, 200)
+    assert.equal(read.body.status, 'INPUT_REQUIRED')
+  })
+
+  it('serves an agent whose extensions are optional, with none active', async () => {
+    const created = await http(`${server.base('offering')}/tasks`, { body: { input: {} } })
+    assert.equal(created.status, 202)
+    const stream = await readSse(`${server.base('offering')}/tasks/${created.body.task_id}/stream`)
+    assert.deepEqual(JSON.parse(stream.events.at(-1)!.data).output, { extensions: [] })
+  })
 })
 
 describe('defineAgent extensions', () => {
