@@ -70,6 +70,12 @@ export interface TaskContext {
    */
   readonly caller: CallerIdentity
   /**
+   * The A2A extensions the request that created the task activated (its `A2A-Extensions` header,
+   * among those the agent declares), in the agent's declaration order; empty when none were, and
+   * for a task created over Clawpedia. The same on every run, replays and restarts included.
+   */
+  readonly extensions: readonly string[]
+  /**
    * Appends a log line to the task (streamed as a `log` event). Resolves once accepted: see
    * `artifact` for what that promises.
    */

@@ -20,6 +20,21 @@ export interface ExtendedCard {
   description?: string
 }
 
+/**
+ * An A2A extension the agent supports (AgentExtension in its card's capabilities). A client
+ * activates it per request with the `A2A-Extensions` header; the handler sees the ones the
+ * request that created its task activated (`ctx.extensions`).
+ */
+export interface AgentExtension {
+  /** The extension's identity: an absolute URI, versioned (a breaking change is a new URI). */
+  uri: string
+  description?: string
+  /** Clients must activate it: a message without it is refused (ExtensionSupportRequiredError). */
+  required?: boolean
+  /** The extension's own configuration, as its specification defines it. */
+  params?: JsonObject
+}
+
 export interface NotificationConfig {
   endpointUrl: string
   /** One header line, e.g. "Authorization: Bearer …" (the Clawpedia `auth_header`). */
@@ -58,6 +73,13 @@ export interface AgentSpec<I extends JsonObject = JsonObject, O extends JsonObje
   outputModes?: string[]
   /** A2A capabilities.pushNotifications (default true); false refuses A2A push-config operations. */
   pushNotifications?: boolean
+  /**
+   * A2A capabilities.streaming (default true); false refuses SendStreamingMessage and
+   * SubscribeToTask (UnsupportedOperation). The Clawpedia task stream is served either way.
+   */
+  streaming?: boolean
+  /** A2A extensions the agent supports, listed in its card (capabilities.extensions). */
+  extensions?: AgentExtension[]
   /** Re-run the handler after a crash instead of failing the task with AGENT_INTERRUPTED. */
   retryable?: boolean
   /** The most tasks of this agent one replica runs at once. */
@@ -90,7 +112,29 @@ export const defineAgent = <I extends JsonObject, O extends JsonObject>(
   }
   if (typeof spec.handler !== 'function')
     throw new TypeError(`agent "${spec.name}": handler must be a function`)
+  if (spec.extensions !== undefined) checkExtensions(spec.name, spec.extensions)
   return Object.freeze({ ...spec, slug, version: spec.version ?? '1.0.0' }) as unknown as AgentDefinition
+}
+
+/**
+ * Extension URIs travel in one comma-separated header, so one with a comma or white space could
+ * never be activated; a URI declared twice would make "required" ambiguous.
+ */
+const checkExtensions = (agent: string, extensions: readonly AgentExtension[]): void => {
+  if (!Array.isArray(extensions)) throw new TypeError(`agent "${agent}": extensions must be an array`)
+  const seen = new Set<string>()
+  for (const extension of extensions) {
+    const uri: unknown = extension?.uri
+    if (typeof uri !== 'string' || !URL.canParse(uri) || /[\s,]/.test(uri))
+      throw new TypeError(
+        `agent "${agent}": extension uri ${JSON.stringify(uri)} must be an absolute URI without commas or spaces`,
+      )
+    if (seen.has(uri)) throw new TypeError(`agent "${agent}": extension ${uri} is declared twice`)
+    seen.add(uri)
+    const { params } = extension
+    if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+      throw new TypeError(`agent "${agent}": extension ${uri}: params must be a JSON object`)
+  }
 }
 
 /**

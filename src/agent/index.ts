@@ -2,6 +2,7 @@ export type { ArtifactSpec, AuthRequest, FetchedFile, LogLevelName, TaskContext 
 export {
   type AgentDefinition,
   AgentError,
+  type AgentExtension,
   type AgentSkill,
   type AgentSpec,
   defineAgent,

@@ -80,11 +80,19 @@ export const preferArg = (value: string | undefined): InterfaceKind[] | undefine
   return kinds as InterfaceKind[]
 }
 
+/** `--extensions a,b`: the URIs, blanks dropped. */
+const extensionsArg = (value: string): string[] =>
+  value
+    .split(',')
+    .map((uri) => uri.trim())
+    .filter((uri) => uri !== '')
+
 /** The options every command that talks to an agent shares. */
 export interface AgentFlags extends CredentialFlags {
   json?: boolean
   timeout?: string
   prefer?: string
+  extensions?: string
   header?: string[]
   trustJwks?: string
   requireSignedCard?: boolean
@@ -95,6 +103,7 @@ export const withAgentOptions = (command: Command): Command =>
     .option('--json', 'machine-readable output (JSON; one JSON object per line when following)')
     .option('--timeout <ms>', 'per-call timeout in milliseconds', '30000')
     .option('--prefer <kinds>', 'interface preference, comma-separated (default jsonrpc,rest,clawpedia)')
+    .option('--extensions <uris>', 'A2A extensions to activate, comma-separated (the A2A-Extensions header)')
     .option(
       '-H, --header <line...>',
       'extra request header "Name: value" (repeatable), sent to the agent\'s origin only',
@@ -115,6 +124,7 @@ export const connectOptionsOf = (url: string, flags: AgentFlags): ConnectOptions
     timeoutMs: positiveInt(flags.timeout ?? '30000', '--timeout'),
     headers: headerArgs(flags.header),
     ...(prefer && { prefer }),
+    ...(flags.extensions !== undefined && { extensions: extensionsArg(flags.extensions) }),
     ...(flags.trustJwks !== undefined && {
       cardTrust: {
         jwksUrl: urlArg(flags.trustJwks, '--trust-jwks'),

@@ -90,6 +90,7 @@ export const taskCommands = (
           interface: agent.interface,
           interfaces: agent.interfaces,
           skipped: agent.skipped,
+          warnings: agent.discovery.warnings,
           cards: agent.cards,
           sources: { ...(a2a && { a2a: a2a.source }), ...(clawpedia && { clawpedia: clawpedia.source }) },
           ...(a2a?.signedBy !== undefined && { signedBy: a2a.signedBy }),
@@ -99,6 +100,11 @@ export const taskCommands = (
           lines.push(
             `  A2A card:       ${a2a.url} (version ${a2a.card.version}, streaming ${a2a.card.capabilities.streaming === true}${a2a.signedBy === undefined ? '' : `, signature verified: key ${a2a.signedBy}`})`,
           )
+        const extensions = a2a?.card.capabilities.extensions ?? []
+        if (extensions.length > 0)
+          lines.push(
+            `  extensions:     ${extensions.map((e) => (e.required ? `${e.uri} (required)` : e.uri)).join(', ')}`,
+          )
         if (clawpedia) lines.push(`  Clawpedia card: ${clawpedia.url} (agent_id ${clawpedia.card.agent_id})`)
         const current = agent.interface
         for (const info of agent.interfaces) {
@@ -106,6 +112,7 @@ export const taskCommands = (
           lines.push(`  ${mark} ${info.kind.padEnd(9)} ${info.url}`)
         }
         for (const reason of agent.skipped) lines.push(`    skipped: ${reason}`)
+        for (const warning of agent.discovery.warnings) lines.push(`    warning: ${warning}`)
         out.result(data, lines.join('\n'))
         return EXIT.OK
       }),

@@ -27,6 +27,11 @@ export interface ConnectOptions extends CallOptions {
   credentials?: ClientCredentials
   /** Headers for every request to the agent's origin (like credentials, never sent to another). */
   headers?: Record<string, string>
+  /**
+   * A2A extension URIs to activate on every A2A request (the `A2A-Extensions` header). The agent
+   * activates those its card declares; `send` reports which (`RemoteTask.extensions`).
+   */
+  extensions?: string[]
   /** Verify the A2A card's signatures against trusted keys (see CardTrust); a badly signed card is refused. */
   cardTrust?: CardTrust
   /** Card cache (ETag revalidation, Cache-Control max-age). Default: one per process; false: none. */
@@ -70,6 +75,29 @@ const outputChecker = (
   }
 }
 
+/** Extension URIs travel comma-separated in one header: one with a comma or space could not. */
+const extensionsOption = (extensions: string[] | undefined): string[] => {
+  if (extensions === undefined) return []
+  for (const uri of Array.isArray(extensions) ? extensions : [extensions]) {
+    if (typeof uri !== 'string' || uri === '' || /[\s,]/.test(uri))
+      throw new ClientError(
+        'INVALID_REQUEST',
+        `extensions must be URIs without commas or spaces; ${JSON.stringify(uri)} is not`,
+      )
+  }
+  return [...new Set(extensions)]
+}
+
+/** A card's required extension this client will not activate: every message will be refused. */
+const warnRequiredExtensions = (discovery: Discovery, extensions: readonly string[]): void => {
+  const declared = discovery.a2a?.card.capabilities.extensions ?? []
+  const missing = declared.filter((e) => e.required && e.uri && !extensions.includes(e.uri)).map((e) => e.uri)
+  if (missing.length > 0)
+    discovery.warnings.push(
+      `the agent requires the extension${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: messages without it are refused (connect with extensions: [...])`,
+    )
+}
+
 /**
  * Connects to an agent: reads its card (`{url}/.well-known/agent-card.json`, then
  * `{url}/agent-card.json`; `url` may also be a card URL), checks it against its protocol's
@@ -82,6 +110,7 @@ export const connect = async (url: string, options: ConnectOptions = {}): Promis
   if (prefer.length === 0 || unknown.length > 0) {
     throw new ClientError('INVALID_REQUEST', `prefer must list some of ${INTERFACE_KINDS.join(', ')}`)
   }
+  const extensions = extensionsOption(options.extensions)
   const origins = new OriginPolicy(options.allowOrigins)
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const http: HttpSettings = {
@@ -105,7 +134,8 @@ export const connect = async (url: string, options: ConnectOptions = {}): Promis
     timeoutMs,
     ...(options.signal && { signal: options.signal }),
   })
-  const { transports, skipped } = selectInterfaces(discovery, { prefer, origins, http })
+  warnRequiredExtensions(discovery, extensions)
+  const { transports, skipped } = selectInterfaces(discovery, { prefer, origins, http, extensions })
   if (transports.length === 0) {
     throw new ClientError(
       'NO_USABLE_INTERFACE',

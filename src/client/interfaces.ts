@@ -29,9 +29,15 @@ export interface Selection {
  */
 export const selectInterfaces = (
   discovery: Discovery,
-  options: { prefer: readonly InterfaceKind[]; origins: OriginPolicy; http: HttpSettings },
+  options: {
+    prefer: readonly InterfaceKind[]
+    origins: OriginPolicy
+    http: HttpSettings
+    /** A2A-Extensions for every A2A request. */
+    extensions?: readonly string[]
+  },
 ): Selection => {
-  const { prefer, origins, http } = options
+  const { prefer, origins, http, extensions } = options
   const skipped: string[] = []
   const a2a: { kind: InterfaceKind; iface: A2aInterface }[] = []
   for (const iface of discovery.a2a?.card.supportedInterfaces ?? []) {
@@ -55,11 +61,8 @@ export const selectInterfaces = (
     }
     for (const { iface } of a2a.filter((entry) => entry.kind === kind)) {
       const card = discovery.a2a!.card
-      transports.push(
-        kind === 'jsonrpc'
-          ? new JsonRpcTransport({ iface, card, http })
-          : new RestTransport({ iface, card, http }),
-      )
+      const settings = { iface, card, http, ...(extensions && { extensions }) }
+      transports.push(kind === 'jsonrpc' ? new JsonRpcTransport(settings) : new RestTransport(settings))
     }
   }
   if (discovery.clawpedia && !prefer.includes('clawpedia')) {

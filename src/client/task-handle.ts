@@ -54,6 +54,7 @@ export class TaskHandle {
   #feed: PushFeed | undefined
   /** When the question last answered here was asked: that INPUT_REQUIRED is no longer a place to stop. */
   #answered: string | undefined
+  readonly #extensions: readonly string[]
 
   static {
     pushFeedOf = (handle) => {
@@ -65,6 +66,15 @@ export class TaskHandle {
   constructor(context: HandleContext, task: RemoteTask) {
     this.#context = context
     this.#task = task
+    this.#extensions = Object.freeze([...(task.extensions ?? [])])
+  }
+
+  /**
+   * A2A: the extensions the agent activated for the message that created the task (the echo of
+   * `send`), which its handler works with; empty when none, and for a handle from `agent.task(id)`.
+   */
+  get extensions(): readonly string[] {
+    return this.#extensions
   }
 
   get id(): string {

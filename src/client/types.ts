@@ -65,6 +65,11 @@ export interface RemoteTask {
   updatedAt?: string
   /** Set when the agent answered with a message rather than a task. */
   reply?: RemoteReply
+  /**
+   * A2A: the extensions the agent activated for the message this was the answer to (its
+   * `A2A-Extensions` echo), on what `send` and `provideInput` return; absent when none.
+   */
+  extensions?: string[]
 }
 
 /** What `TaskHandle.events()` yields: a discriminated union on `type`; `id` is the stream's event id. */

@@ -71,6 +71,8 @@ export interface SubmitRequest {
   idempotencyKey?: string
   pushTargets?: PushTarget[]
   metadata?: Metadata
+  /** The A2A extensions the request activated: recorded with the task, `ctx.extensions` on every run. */
+  extensions?: string[]
 }
 
 export interface InputRequest {
@@ -192,6 +194,7 @@ export class Engine {
           createdAt: nowIso(),
           ...(request.metadata && { metadata: request.metadata }),
           ...(recorded && { caller: recorded }),
+          ...(request.extensions?.length && { extensions: [...request.extensions] }),
         },
         input,
         ...(request.text !== undefined && { text: request.text }),

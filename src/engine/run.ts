@@ -247,6 +247,7 @@ export class TaskRun {
       text: task.text,
       message: inputEvent,
       caller,
+      extensions: Object.freeze([...(task.extensions ?? [])]),
       log: (level, message) => handled(this.#log(level, message)),
       artifact: (spec) => handled(this.#artifact(spec)),
       ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_OPERATION: 'The operation is not supported',
   PUSH_NOT_SUPPORTED: 'Push notifications are not supported by this agent',
   EXTENDED_CARD_NOT_CONFIGURED: 'No extended agent card is configured',
+  EXTENSION_SUPPORT_REQUIRED: 'The agent requires an extension the request did not activate',
   UNAUTHENTICATED: 'Authentication is required',
   FORBIDDEN: 'The caller is not allowed to do this',
   RATE_LIMITED: 'The caller sent too many requests or holds too many open tasks; retry later',

@@ -36,6 +36,11 @@ export interface TaskHeader {
    * before callers were recorded): see `creatorOf`.
    */
   caller?: CallerIdentity
+  /**
+   * The A2A extensions the creating request activated (`ctx.extensions` on every run). Absent
+   * when none were.
+   */
+  extensions?: string[]
 }
 
 export interface Answer {

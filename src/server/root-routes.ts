@@ -19,12 +19,15 @@ export const rootRoutes = async (
   options: { mounts: AgentMount[]; defaultSlug: string; server: ServerContext },
 ) => {
   const { mounts, defaultSlug, server } = options
+  // base_url ends with '/': a client resolving the card path relative to it (the A2A SDK's
+  // createFromUrl resolves ".well-known/agent-card.json") keeps the slug; without the slash the
+  // last segment would be replaced.
   const directory = () =>
     mounts.map((mount) => ({
       slug: mount.agent.definition.slug,
       agent_id: mount.agent.definition.id,
       display_name: mount.agent.definition.name,
-      base_url: mount.baseUrl(),
+      base_url: `${mount.baseUrl()}/`,
       card_url: `${mount.baseUrl()}/agent-card.json`,
     }))
   app.get('/agents', PUBLIC_ROUTE, async () => ({ agents: directory() }))
@@ -38,7 +41,7 @@ export const rootRoutes = async (
       default_agent: defaultSlug,
       agents: directory().map((agent) => ({
         ...agent,
-        a2a_card_url: `${agent.base_url}/.well-known/agent-card.json`,
+        a2a_card_url: `${agent.base_url}.well-known/agent-card.json`,
       })),
       links: { agents: `${base}/agents`, healthz: `${base}/healthz`, readyz: `${base}/readyz` },
       docs: DOCS,

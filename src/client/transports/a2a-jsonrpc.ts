@@ -2,6 +2,7 @@ import { encodeJsonRpcRequest, readJsonRpcResponse } from '../../dialects/a2a/wi
 import { A2A_VERSION } from '../../dialects/a2a/wire/shapes.ts'
 import { toA2aState } from '../../dialects/a2a/wire/states.ts'
 import type { A2aCard, A2aInterface } from '../card.ts'
+import type { HeaderReader } from '../card-cache.ts'
 import { bareStatus, ClientError, fromJsonRpcError } from '../errors.ts'
 import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
 import { openEventStream } from '../sse.ts'
@@ -25,6 +26,7 @@ import {
   inputMessageRequest,
   sendMessageRequest,
 } from './a2a-codec.ts'
+import { extensionHeaders, withEchoedExtensions } from './a2a-extensions.ts'
 
 /**
  * An answer that is not a JSON-RPC response: nothing (or something else) lives at this URL, so it
@@ -42,12 +44,20 @@ export class JsonRpcTransport implements Transport {
   readonly streaming: boolean
   readonly #interface: A2aInterface
   readonly #http: HttpSettings
+  readonly #extensions: Record<string, string>
   #nextId = 1
 
-  constructor(options: { iface: A2aInterface; card: A2aCard; http: HttpSettings }) {
+  constructor(options: {
+    iface: A2aInterface
+    card: A2aCard
+    http: HttpSettings
+    /** A2A-Extensions to activate on every request. */
+    extensions?: readonly string[]
+  }) {
     this.#interface = options.iface
     this.#http = options.http
     this.streaming = options.card.capabilities.streaming === true
+    this.#extensions = extensionHeaders(options.extensions ?? [])
   }
 
   get url(): string {
@@ -61,10 +71,19 @@ export class JsonRpcTransport implements Transport {
   }
 
   #headers(accept: string): Record<string, string> {
-    return { 'content-type': 'application/json', accept, 'a2a-version': A2A_VERSION }
+    return { 'content-type': 'application/json', accept, 'a2a-version': A2A_VERSION, ...this.#extensions }
   }
 
   async #call(method: string, params: Record<string, unknown>, call: CallOptions): Promise<unknown> {
+    return (await this.#exchange(method, params, call)).result
+  }
+
+  /** A call, with the answer's headers (a message's answer echoes the activated extensions). */
+  async #exchange(
+    method: string,
+    params: Record<string, unknown>,
+    call: CallOptions,
+  ): Promise<{ result: unknown; headers: HeaderReader }> {
     const answer = await requestJson(this.#http, this.url, {
       method: 'POST',
       headers: this.#headers('application/json'),
@@ -81,11 +100,12 @@ export class JsonRpcTransport implements Transport {
         status: answer.status,
       })
     }
-    return response.result
+    return { result: response.result, headers: answer.headers }
   }
 
   async send(request: SendRequest, call: CallOptions): Promise<RemoteTask> {
-    return decodeSendResult(await this.#call('SendMessage', sendMessageRequest(request), call))
+    const { result, headers } = await this.#exchange('SendMessage', sendMessageRequest(request), call)
+    return withEchoedExtensions(decodeSendResult(result), headers)
   }
 
   async get(taskId: string, call: CallOptions): Promise<RemoteTask> {
@@ -101,7 +121,8 @@ export class JsonRpcTransport implements Transport {
     payload: SendPayload,
     call: CallOptions,
   ): Promise<RemoteTask> {
-    return decodeSendResult(await this.#call('SendMessage', inputMessageRequest(task, payload), call))
+    const { result, headers } = await this.#exchange('SendMessage', inputMessageRequest(task, payload), call)
+    return withEchoedExtensions(decodeSendResult(result), headers)
   }
 
   async artifacts(taskId: string, call: CallOptions): Promise<RemoteArtifact[]> {

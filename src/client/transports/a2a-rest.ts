@@ -1,6 +1,7 @@
 import { A2A_CONTENT_TYPE, A2A_VERSION } from '../../dialects/a2a/wire/shapes.ts'
 import { toA2aState } from '../../dialects/a2a/wire/states.ts'
 import type { A2aCard, A2aInterface } from '../card.ts'
+import type { HeaderReader } from '../card-cache.ts'
 import { ClientError, fromRestError } from '../errors.ts'
 import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
 import { openEventStream } from '../sse.ts'
@@ -24,6 +25,7 @@ import {
   inputMessageRequest,
   sendMessageRequest,
 } from './a2a-codec.ts'
+import { extensionHeaders, withEchoedExtensions } from './a2a-extensions.ts'
 
 /** A 4xx/5xx with no google.rpc.Status body means nothing A2A answered: the endpoint is missing or down. */
 const failureOf = (answer: JsonAnswer): ClientError =>
@@ -36,11 +38,19 @@ export class RestTransport implements Transport {
   readonly streaming: boolean
   readonly #interface: A2aInterface
   readonly #http: HttpSettings
+  readonly #extensions: Record<string, string>
 
-  constructor(options: { iface: A2aInterface; card: A2aCard; http: HttpSettings }) {
+  constructor(options: {
+    iface: A2aInterface
+    card: A2aCard
+    http: HttpSettings
+    /** A2A-Extensions to activate on every request. */
+    extensions?: readonly string[]
+  }) {
     this.#interface = options.iface
     this.#http = options.http
     this.streaming = options.card.capabilities.streaming === true
+    this.#extensions = extensionHeaders(options.extensions ?? [])
   }
 
   get url(): string {
@@ -54,11 +64,22 @@ export class RestTransport implements Transport {
   }
 
   async #call(method: string, path: string, call: CallOptions, body?: unknown): Promise<unknown> {
+    return (await this.#exchange(method, path, call, body)).result
+  }
+
+  /** A call, with the answer's headers (a message's answer echoes the activated extensions). */
+  async #exchange(
+    method: string,
+    path: string,
+    call: CallOptions,
+    body?: unknown,
+  ): Promise<{ result: unknown; headers: HeaderReader }> {
     const answer = await requestJson(this.#http, this.#path(path), {
       method,
       headers: {
         accept: `${A2A_CONTENT_TYPE}, application/json`,
         'a2a-version': A2A_VERSION,
+        ...this.#extensions,
         ...(body !== undefined && { 'content-type': A2A_CONTENT_TYPE }),
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -70,11 +91,17 @@ export class RestTransport implements Transport {
         status: answer.status,
       })
     }
-    return answer.body
+    return { result: answer.body, headers: answer.headers }
   }
 
   async send(request: SendRequest, call: CallOptions): Promise<RemoteTask> {
-    return decodeSendResult(await this.#call('POST', '/message:send', call, sendMessageRequest(request)))
+    const { result, headers } = await this.#exchange(
+      'POST',
+      '/message:send',
+      call,
+      sendMessageRequest(request),
+    )
+    return withEchoedExtensions(decodeSendResult(result), headers)
   }
 
   async get(taskId: string, call: CallOptions): Promise<RemoteTask> {
@@ -90,9 +117,13 @@ export class RestTransport implements Transport {
     payload: SendPayload,
     call: CallOptions,
   ): Promise<RemoteTask> {
-    return decodeSendResult(
-      await this.#call('POST', '/message:send', call, inputMessageRequest(task, payload)),
+    const { result, headers } = await this.#exchange(
+      'POST',
+      '/message:send',
+      call,
+      inputMessageRequest(task, payload),
     )
+    return withEchoedExtensions(decodeSendResult(result), headers)
   }
 
   async artifacts(taskId: string, call: CallOptions): Promise<RemoteArtifact[]> {
@@ -117,6 +148,7 @@ export class RestTransport implements Transport {
         method,
         headers: {
           'a2a-version': A2A_VERSION,
+          ...this.#extensions,
           ...(method === 'POST' && { 'content-type': A2A_CONTENT_TYPE }),
         },
         ...(method === 'POST' && { body: '{}' }),

@@ -1,10 +1,13 @@
 import type { AgentDefinition, AgentSkill } from '../../agent/define.ts'
+import { SwitchboardError } from '../../model/errors.ts'
 import type { CardSecurity } from '../../web/context.ts'
 import { DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES } from './parts.ts'
 import {
   A2A_VERSION,
   type A2aAgentCard,
   type A2aAgentSkill,
+  type AgentCapabilities,
+  type AgentExtension,
   type SecurityRequirement,
 } from './wire/shapes.ts'
 
@@ -14,6 +17,18 @@ export const REST_PATH = '/a2a/rest'
 
 /** Whether the agent takes A2A push-config operations (declared false: PushNotificationNotSupported). */
 export const pushEnabled = (agent: AgentDefinition): boolean => agent.pushNotifications !== false
+
+/** Whether the agent streams over A2A (SendStreamingMessage, SubscribeToTask). */
+export const streamingEnabled = (agent: AgentDefinition): boolean => agent.streaming !== false
+
+/** Spec §3.3.4: an agent whose card says it does not stream answers its streams UnsupportedOperation. */
+export const assertStreaming = (agent: AgentDefinition): void => {
+  if (streamingEnabled(agent)) return
+  throw new SwitchboardError(
+    'UNSUPPORTED_OPERATION',
+    `agent ${agent.slug} does not stream (capabilities.streaming is false): send with SendMessage and read the task with GetTask`,
+  )
+}
 
 /**
  * Whether the agent serves an Extended Agent Card: it declares one, and the server authenticates
@@ -42,6 +57,26 @@ const skillsOf = (agent: AgentDefinition): A2aAgentSkill[] => {
   return [{ id: agent.slug, name: agent.name, description: agent.description, tags }]
 }
 
+/** In proto field order; `extensions` only when the agent declares some (ProtoJSON omits an empty list). */
+const capabilitiesOf = (agent: AgentDefinition, security: CardSecurity): AgentCapabilities => {
+  const capabilities: AgentCapabilities = {
+    streaming: streamingEnabled(agent),
+    pushNotifications: pushEnabled(agent),
+  }
+  if (agent.extensions?.length) capabilities.extensions = agent.extensions.map(toA2aExtension)
+  capabilities.extendedAgentCard = extendedCardEnabled(agent, security)
+  return capabilities
+}
+
+/** A `false` required is omitted, as ProtoJSON writes a default scalar. */
+const toA2aExtension = (extension: NonNullable<AgentDefinition['extensions']>[number]): AgentExtension => {
+  const wire: AgentExtension = { uri: extension.uri }
+  if (extension.description) wire.description = extension.description
+  if (extension.required) wire.required = true
+  if (extension.params !== undefined) wire.params = structuredClone(extension.params)
+  return wire
+}
+
 /**
  * Each authenticator's scheme is one alternative (any of them will do, no scopes required); when
  * callers without credentials are served too, an empty requirement says so.
@@ -57,8 +92,9 @@ const requirementsOf = (security: CardSecurity): SecurityRequirement[] => {
 
 /**
  * The public A2A card of an agent mounted at `baseUrl` (absolute, no trailing slash). The
- * capabilities are what the server really does: it streams, it pushes (unless the agent opts
- * out), it has an extended card when the agent declares one and callers authenticate.
+ * capabilities are what the server really does: it streams and pushes (unless the agent opts
+ * out of either), it lists the agent's extensions, it has an extended card when the agent
+ * declares one and callers authenticate.
  */
 export const toA2aCard = (agent: AgentDefinition, baseUrl: string, security: CardSecurity): A2aAgentCard => {
   const card: A2aAgentCard = {
@@ -69,11 +105,7 @@ export const toA2aCard = (agent: AgentDefinition, baseUrl: string, security: Car
       { url: `${baseUrl}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_VERSION },
     ],
     version: agent.version,
-    capabilities: {
-      streaming: true,
-      pushNotifications: pushEnabled(agent),
-      extendedAgentCard: extendedCardEnabled(agent, security),
-    },
+    capabilities: capabilitiesOf(agent, security),
     defaultInputModes: agent.inputModes?.length ? [...agent.inputModes] : [...DEFAULT_INPUT_MODES],
     defaultOutputModes: agent.outputModes?.length ? [...agent.outputModes] : [...DEFAULT_OUTPUT_MODES],
     skills: skillsOf(agent),

@@ -112,6 +112,7 @@ export const A2A_ERROR_OF: Readonly<Record<ErrorCode, { kind: A2aErrorKind; http
   UNSUPPORTED_OPERATION: { kind: 'UnsupportedOperationError' },
   PUSH_NOT_SUPPORTED: { kind: 'PushNotificationNotSupportedError' },
   EXTENDED_CARD_NOT_CONFIGURED: { kind: 'ExtendedAgentCardNotConfiguredError' },
+  EXTENSION_SUPPORT_REQUIRED: { kind: 'ExtensionSupportRequiredError' },
   UNAUTHENTICATED: { kind: 'UnauthenticatedError' },
   FORBIDDEN: { kind: 'PermissionDeniedError' },
   RATE_LIMITED: { kind: 'RateLimitedError' },

@@ -7,13 +7,15 @@ import { isUuid } from '../../model/ids.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
-import { pushEnabled } from './card.ts'
+import { assertStreaming, pushEnabled } from './card.ts'
+import { assertRequiredExtensions, type ExtensionNegotiation } from './extensions.ts'
 import { toA2aPushConfig, toA2aTask } from './mapping.ts'
 import type { MountCards } from './mount-cards.ts'
 import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
 import type { A2aPushTarget } from './push-target.ts'
 import { liveStream, resumedStream } from './stream.ts'
+import { assertTenant } from './tenant.ts'
 import {
   checkCancelTask,
   checkCreatePushConfig,
@@ -61,6 +63,7 @@ export class A2aOperations {
   readonly #callers: A2aCallers
   readonly #identity: CallerIdentity
   readonly #cards: MountCards
+  readonly #extensions: ExtensionNegotiation
 
   /**
    * One request's operations, for its already authenticated caller (`identity`): the store scopes
@@ -72,6 +75,8 @@ export class A2aOperations {
     cards: MountCards
     callers: A2aCallers
     identity: CallerIdentity
+    /** What the request's A2A-Extensions activated. */
+    extensions: ExtensionNegotiation
   }) {
     this.#server = options.server
     this.#engine = options.server.engine
@@ -80,6 +85,7 @@ export class A2aOperations {
     this.#callers = options.callers
     this.#identity = options.identity
     this.#cards = options.cards
+    this.#extensions = options.extensions
   }
 
   get baseUrl(): string {
@@ -98,6 +104,7 @@ export class A2aOperations {
   }
 
   async openMessageStream(params: unknown, signal: AbortSignal): Promise<AsyncGenerator<StreamItem>> {
+    assertStreaming(this.#agent)
     const request = checkSendMessage(params)
     const task = await this.#accept(request)
     const events = settled(task.state)
@@ -173,6 +180,7 @@ export class A2aOperations {
     resumeAfter: number | undefined,
     signal: AbortSignal,
   ): Promise<AsyncGenerator<StreamItem>> {
+    assertStreaming(this.#agent)
     const { id, tenant } = checkSubscribe(params)
     this.#tenant(tenant, id)
     const task = await this.#task(id)
@@ -266,6 +274,7 @@ export class A2aOperations {
    * history, and either way the task comes back as it is now.
    */
   async #accept(request: SendMessageRequest): Promise<Task> {
+    assertRequiredExtensions(this.#extensions)
     const wire = request.message
     const taskId = present(wire.taskId)
     const contextId = present(wire.contextId)
@@ -286,6 +295,7 @@ export class A2aOperations {
         ...(contextId !== undefined && { contextId }),
         ...(target && { pushTargets: [target] }),
         ...(request.metadata && { metadata: request.metadata }),
+        ...(this.#extensions.activated.length > 0 && { extensions: [...this.#extensions.activated] }),
       })
       return task
     }
@@ -331,19 +341,8 @@ export class A2aOperations {
     return present(request.message.taskId) === undefined ? this.#callers.reader : this.#callers.writer
   }
 
-  /**
-   * The request's `tenant` (body, query or the REST path prefix) selects the tenant; a caller may
-   * use only its own, and an omitted one means it. Another tenant's task answers like a missing
-   * task (`taskId` given: existence never leaks); any other operation is refused as forbidden.
-   */
   #tenant(requested: string | undefined, taskId?: string): void {
-    const tenant = present(requested)
-    if (tenant === undefined || tenant === this.#identity.tenant) return
-    if (taskId !== undefined) throw notFound(taskId)
-    throw new SwitchboardError(
-      'FORBIDDEN',
-      `this caller may not use tenant ${JSON.stringify(tenant.slice(0, 80))}`,
-    )
+    assertTenant(this.#identity.tenant, requested, taskId)
   }
 
   #assertPush(): void {

@@ -3,10 +3,12 @@ import { callerOf, MountCallers, PUBLIC_ROUTE } from '../../web/caller.ts'
 import { sendCard } from '../../web/card-cache.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { JSONRPC_PATH, REST_PATH } from './card.ts'
+import { type ExtensionNegotiation, NO_EXTENSIONS, negotiateExtensions } from './extensions.ts'
 import { a2aJsonRpcRoutes } from './jsonrpc-routes.ts'
 import { mountCards } from './mount-cards.ts'
 import { A2aOperations } from './operations.ts'
 import { a2aRestRoutes } from './rest-routes.ts'
+import { EXTENSIONS_HEADER, formatExtensions } from './wire/service-parameters.ts'
 
 /**
  * The A2A 1.0 dialect for one mounted agent: the public card at the well-known path (never
@@ -18,8 +20,10 @@ export const a2aRoutes = async (
   options: { mount: AgentMount; server: ServerContext },
 ) => {
   const { mount, server } = options
-  const slug = mount.agent.definition.slug
+  const agent = mount.agent.definition
+  const slug = agent.slug
   const cards = mountCards(mount, server)
+  const negotiated = new WeakMap<FastifyRequest, ExtensionNegotiation>()
   const operationsOf = (request: FastifyRequest) =>
     new A2aOperations({
       mount,
@@ -27,12 +31,27 @@ export const a2aRoutes = async (
       cards,
       identity: callerOf(request),
       callers: new MountCallers(request, slug),
+      extensions: negotiated.get(request) ?? NO_EXTENSIONS,
     })
 
   app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) =>
     sendCard(request, reply, await cards.public(), server.startedAt),
   )
 
-  await app.register(a2aJsonRpcRoutes, { prefix: JSONRPC_PATH, operationsOf, server })
-  await app.register(a2aRestRoutes, { prefix: REST_PATH, operationsOf, server })
+  // Both bindings: the extensions a request activates are negotiated once, and echoed in the
+  // response's A2A-Extensions whatever it answers (set on the raw response, so a stream's head,
+  // written past fastify, has it too). An agent without extensions pays nothing for this.
+  await app.register(async (bindings) => {
+    if (agent.extensions?.length) {
+      bindings.addHook('onRequest', (request, reply, done) => {
+        const negotiation = negotiateExtensions(agent, request.headers['a2a-extensions'])
+        negotiated.set(request, negotiation)
+        if (negotiation.activated.length > 0)
+          reply.raw.setHeader(EXTENSIONS_HEADER, formatExtensions(negotiation.activated))
+        done()
+      })
+    }
+    await bindings.register(a2aJsonRpcRoutes, { prefix: JSONRPC_PATH, operationsOf, server })
+    await bindings.register(a2aRestRoutes, { prefix: REST_PATH, operationsOf, server })
+  })
 }

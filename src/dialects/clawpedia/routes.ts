@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../../engine/engine.ts'
 import type { FollowedEvent } from '../../engine/follow.ts'
 import { contentTypeOf } from '../../model/artifacts.ts'
+import { SwitchboardError } from '../../model/errors.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import { attachment, bodyCheck, uuidParam } from '../../web/body.ts'
@@ -35,11 +36,24 @@ export const clawpediaRoutes = async (
 
   app.setErrorHandler(errorBodyHandler(server.logger))
 
+  // An agent that requires an A2A extension takes messages only from requests that activate it,
+  // which this protocol cannot express: its work is refused here rather than run without it.
+  const required = (definition.extensions ?? []).filter((e) => e.required).map((e) => e.uri)
+  const assertNoRequiredExtension = (): void => {
+    if (required.length === 0) return
+    throw new SwitchboardError(
+      'EXTENSION_SUPPORT_REQUIRED',
+      `this agent requires the A2A extension${required.length > 1 ? 's' : ''} ${required.join(', ')}, which only its A2A interfaces can activate (the A2A-Extensions header)`,
+      { requiredExtensions: required.join(',') },
+    )
+  }
+
   app.get('/agent-card.json', PUBLIC_ROUTE, (request, reply) =>
     sendCard(request, reply, toClawpediaCard(definition), server.startedAt),
   )
 
   app.post('/tasks', async (request, reply) => {
+    assertNoRequiredExtension()
     const body = checkCreate(request.body)
     const idempotencyKey = request.headers['idempotency-key']
     const { task } = await engine.submit({
@@ -63,6 +77,7 @@ export const clawpediaRoutes = async (
 
   // Our extension: the reference defines INPUT_REQUIRED but no way to answer it.
   app.post<{ Params: TaskParams }>('/tasks/:taskId/input', async (request, reply) => {
+    assertNoRequiredExtension()
     const taskId = uuidParam(request.params.taskId, 'task_id')
     const body = checkInput(request.body)
     const task = await engine.provideInput({ scope: writer(request), taskId, input: body.input })

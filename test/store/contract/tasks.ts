@@ -106,6 +106,30 @@ export const taskCases = (store: CurrentStore): void => {
       }
       assert.deepEqual(await store().countDeliveries(), { pending: 2, delivered: 0, dead: 0 })
     })
+
+    it("keeps the header's A2A extensions through appends, snapshot refreshes and claims", async () => {
+      const extensions = ['https://example.org/ext/a/v1', 'urn:example:b']
+      const { task } = await create(store(), { header: { extensions } })
+      assert.deepEqual(task.extensions, extensions)
+      await store().append({ taskId: task.id, events: [status('WORKING')] })
+      // Past any backend's snapshot interval, so the task is read back from a refreshed snapshot.
+      for (const batch of range(5)) {
+        const events = range(20).map((i) => ({
+          kind: 'log' as const,
+          level: 'INFO' as const,
+          message: `${batch}.${i}`,
+        }))
+        await store().append({ taskId: task.id, events, requestRun: batch === 4 })
+      }
+      const read = await store().getTask(SCOPE, task.id)
+      assert.equal(read?.version, 103)
+      assert.deepEqual(read?.extensions, extensions)
+      const [claimed] = await store().claimTasks({ owner: 'runner-x', limit: 10, ttlMs: 60_000 })
+      assert.equal(claimed?.task.id, task.id)
+      assert.deepEqual(claimed?.task.extensions, extensions)
+      const plain = (await create(store())).task
+      assert.equal((await store().getTask(SCOPE, plain.id))?.extensions, undefined, 'absent when none')
+    })
   })
 
   describe('getTask', () => {

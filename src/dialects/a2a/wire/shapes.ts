@@ -161,11 +161,25 @@ export const A2aAgentSkill = Type.Object({
 })
 export type A2aAgentSkill = Static<typeof A2aAgentSkill>
 
+/**
+ * An extension the agent supports. The proto does not mark `uri` REQUIRED, so a client reading
+ * another server's card does not insist on it; ours always carries one.
+ */
+export const AgentExtension = Type.Object({
+  uri: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  required: Type.Optional(Type.Boolean()),
+  params: Type.Optional(Struct),
+})
+export type AgentExtension = Static<typeof AgentExtension>
+
 export const AgentCapabilities = Type.Object({
   streaming: Type.Optional(Type.Boolean()),
   pushNotifications: Type.Optional(Type.Boolean()),
+  extensions: Type.Optional(Type.Array(AgentExtension)),
   extendedAgentCard: Type.Optional(Type.Boolean()),
 })
+export type AgentCapabilities = Static<typeof AgentCapabilities>
 
 /** How a caller authenticates: one SecurityScheme (an OpenAPI-like oneof, JSON as the authenticator declares it). */
 export const SecurityScheme = Struct
