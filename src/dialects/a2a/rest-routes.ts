@@ -6,36 +6,44 @@ import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './erro
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
+import { protoName } from './wire/read.ts'
 import { A2A_CONTENT_TYPE, type StreamItem } from './wire/shapes.ts'
 
 type Query = Record<string, string | string[] | undefined>
 
-/** Query values arrive as strings; ProtoJSON numbers and booleans are read from them, the rest left to validation. */
+/**
+ * Query values arrive as strings; booleans are read from them here, numbers by the request check,
+ * the rest left to validation. A parameter may be spelled by its JSON or its proto name
+ * (`historyLength`, `history_length`): both are passed on as given, for the check to read as one.
+ */
 const fromQuery = (
   query: Query,
   fields: { ints?: string[]; bools?: string[]; strings?: string[] },
 ): object => {
   const out: Record<string, unknown> = {}
-  for (const name of fields.strings ?? []) if (query[name] !== undefined) out[name] = query[name]
-  for (const name of fields.ints ?? []) {
-    const value = query[name]
-    if (value !== undefined)
-      out[name] = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value
-  }
-  for (const name of fields.bools ?? []) {
-    const value = query[name]
-    if (value !== undefined) out[name] = value === 'true' ? true : value === 'false' ? false : value
+  const bools = new Set(fields.bools)
+  for (const name of [...(fields.strings ?? []), ...(fields.ints ?? []), ...bools]) {
+    for (const key of new Set([name, protoName(name)])) {
+      const value = query[key]
+      if (value === undefined) continue
+      out[key] = bools.has(name) && (value === 'true' || value === 'false') ? value === 'true' : value
+    }
   }
   return out
 }
 
-/** A POST body is the whole request message; the path's ids are set on it (and win over the body's). */
+/**
+ * A POST body is the whole request message; the path's ids are set on it, and win over the
+ * body's under either name.
+ */
 const withPath = (body: unknown, path: Record<string, string>): object => {
   if (body === undefined || body === null) return path
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw new SwitchboardError('INVALID_REQUEST', 'the body must be a JSON object (the A2A request message)')
   }
-  return { ...body, ...path }
+  const message: Record<string, unknown> = { ...body }
+  for (const name of Object.keys(path)) delete message[protoName(name)]
+  return Object.assign(message, path)
 }
 
 /**
