@@ -3,6 +3,7 @@ import { SwitchboardError } from '../../model/errors.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './errors.ts'
+import { responseType } from './media-type.ts'
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
@@ -63,7 +64,7 @@ const splitVerb = (segment: string): { id: string; verb?: string } => {
 
 /**
  * The A2A HTTP+JSON binding (digest §4.3). Paths are relative to the interface URL; responses are
- * `application/a2a+json` (requests may be that or application/json); errors are google.rpc.Status
+ * `application/a2a+json` or application/json, as the client sent or asked (`media-type.ts`); errors are google.rpc.Status
  * bodies with the §4.4 HTTP status. SubscribeToTask answers both POST (the spec) and GET (the proto).
  */
 export const a2aRestRoutes = async (
@@ -72,14 +73,16 @@ export const a2aRestRoutes = async (
 ) => {
   const { operationsOf: ops, server } = options
 
+  // application/a2a+json (1.0.1) unless the client sent or asked for application/json (1.0.0).
+  const typeOf = (reply: FastifyReply) => responseType(reply.request.headers, A2A_CONTENT_TYPE)
   const sendFailure = (reply: FastifyReply, failure: A2aFailure) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A REST request failed')
     return reply
       .code(failure.httpStatus)
-      .type(A2A_CONTENT_TYPE)
+      .type(typeOf(reply))
       .send(JSON.stringify(restErrorBody(failure)))
   }
-  const send = (reply: FastifyReply, body: unknown) => reply.type(A2A_CONTENT_TYPE).send(JSON.stringify(body))
+  const send = (reply: FastifyReply, body: unknown) => reply.type(typeOf(reply)).send(JSON.stringify(body))
   const signalOf = (reply: FastifyReply): AbortSignal => disconnectSignal(reply.raw)
   const stream = (reply: FastifyReply, items: AsyncIterable<StreamItem>) =>
     serveStream({
@@ -201,8 +204,8 @@ export const a2aRestRoutes = async (
       },
     )
 
-    app.get<{ Querystring: Query }>(`${base}/extendedAgentCard`, async (request) =>
-      ops(request).getExtendedCard(query(request, {})),
+    app.get<{ Querystring: Query }>(`${base}/extendedAgentCard`, async (request, reply) =>
+      send(reply, await ops(request).getExtendedCard(query(request, {}))),
     )
   }
 }
