@@ -153,7 +153,11 @@ describe('A2A ProtoJSON input', () => {
               context_id: contextId,
               reference_task_ids: [],
               // Only a text/* media type joins a raw part into the text: `media_type` was read.
-              parts: [{ data: { n: 1 } }, { raw: csv, media_type: 'text/csv', filename: 'x.csv' }],
+              // Free-form values (data, metadata) keep their own keys: only message fields are renamed.
+              parts: [
+                { data: { page_size: 1, taskId: null }, metadata: { task_id: 'x' } },
+                { raw: csv, media_type: 'text/csv', filename: 'x.csv' },
+              ],
             },
             configuration: {
               history_length: 0,
@@ -171,7 +175,7 @@ describe('A2A ProtoJSON input', () => {
         assert.equal(task.contextId, contextId)
         assert.equal(task.history, undefined, 'history_length 0 leaves the history out')
         const output = task.artifacts.find((a: { name: string }) => a.name === 'output').parts[0].data
-        assert.deepEqual(output, { input: { n: 1 }, text: 'a,b', parts: 2 })
+        assert.deepEqual(output, { input: { page_size: 1, taskId: null }, text: 'a,b', parts: 2 })
         assert.deepEqual(protoNamedKeys(result), [], 'the response is in lowerCamelCase')
         const configs = ok(
           'JSONRPC',
