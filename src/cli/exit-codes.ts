@@ -8,9 +8,12 @@ export const EXIT = {
   TASK_UNSUCCESSFUL: 1,
   /** The command line is wrong (unknown option, missing argument, bad JSON). */
   USAGE: 2,
-  /** The agent or server could not be reached (refused, DNS, TLS, timeout). */
+  /** The agent, the server or a download's host could not be reached (refused, DNS, TLS, timeout). */
   CONNECTION: 3,
-  /** The agent or server answered with an error, or with something the protocol does not allow. */
+  /**
+   * The agent or server answered with an error, or with something the protocol does not allow; or
+   * the outbound policy refused a download's URL (URL_NOT_ALLOWED).
+   */
   PROTOCOL: 4,
   /** A followed task is waiting for input (INPUT_REQUIRED). */
   INPUT_REQUIRED: 5,
@@ -84,8 +87,8 @@ Exit codes:
   0  done; a followed task COMPLETED
   1  a followed task ended FAILED, CANCELLED or REJECTED
   2  bad usage (unknown option, missing argument, invalid JSON or URL)
-  3  the agent or server could not be reached (refused, DNS, TLS, timeout, stream lost)
-  4  the agent or server answered with an error, or broke its protocol
+  3  the agent, server or a download's host could not be reached (refused, DNS, TLS, timeout, stream lost)
+  4  the agent or server answered with an error, or broke its protocol; a download's URL was refused
   5  a followed task waits for input (INPUT_REQUIRED)
   6  a followed task waits for the caller to authorize something (AUTH_REQUIRED)
   7  the credentials are missing or refused (UNAUTHENTICATED, FORBIDDEN)

@@ -262,6 +262,7 @@ const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
+  'EAI_FAIL',
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EHOSTDOWN',
@@ -292,10 +293,40 @@ const causeMessage = (error: unknown): string => {
   return parts.join(': ') || String(error)
 }
 
-/** A failed fetch or a broken response body as a ClientError. */
+/** Name-resolution failures (getaddrinfo's, as Node names them). */
+const DNS_FAILURES: ReadonlyMap<string, string> = new Map([
+  ['ENOTFOUND', 'no such host'],
+  ['EAI_AGAIN', 'a temporary DNS failure'],
+  ['EAI_FAIL', 'a DNS failure'],
+])
+
+/** The host a getaddrinfo failure along the cause chain was about. */
+const lookupHost = (error: unknown): string | undefined => {
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 8; depth++) {
+    const hostname = (e as { hostname?: unknown }).hostname
+    if (typeof hostname === 'string') return hostname
+    e = (e as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/**
+ * A failed fetch or a broken response body as a ClientError. A DNS failure says so and names the
+ * host: it is a connection failure (the name may resolve later), not a refusal by anyone.
+ */
 export const fromNetworkError = (error: unknown, what: string): ClientError => {
   if (isClientError(error)) return error
   const code = causeCode(error)
+  const dns = code === undefined ? undefined : DNS_FAILURES.get(code)
+  if (dns !== undefined) {
+    const host = lookupHost(error)
+    const name = host === undefined ? 'the host' : `the host "${host}"`
+    return new ClientError('CONNECTION_FAILED', `${what}: ${name} could not be resolved (${dns}, ${code})`, {
+      cause: error,
+      unreachable: true,
+      details: { cause: code!, ...(host !== undefined && { host }) },
+    })
+  }
   return new ClientError('CONNECTION_FAILED', `${what}: ${causeMessage(error)}`, {
     cause: error,
     unreachable: code !== undefined && UNREACHABLE.has(code),

@@ -115,3 +115,44 @@ export const refusalReason = (policy: CompiledPolicy, ip: string): string | unde
   const range = raw.range()
   return range === 'unicast' ? undefined : `${ip} is in the ${range} range`
 }
+
+/**
+ * Names whose destination is known without asking DNS: `localhost` and every name under it are
+ * loopback (RFC 6761 §6.3), and the cloud metadata services' names are their link-local address.
+ */
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+])
+const FIXED_NAMES: ReadonlyArray<{ what: string; matches: (host: string) => boolean; addresses: string[] }> =
+  [
+    {
+      what: 'a loopback name',
+      matches: (host) => host === 'localhost' || host.endsWith('.localhost'),
+      addresses: ['127.0.0.1', '::1'],
+    },
+    {
+      what: 'a cloud metadata service',
+      matches: (host) => METADATA_NAMES.has(host),
+      addresses: ['169.254.169.254'],
+    },
+  ]
+
+/**
+ * Vets a host name without resolving it. Refused: a name that can only reach addresses the policy
+ * refuses (localhost, the metadata services), unless the policy allows the name itself or one of
+ * those addresses. Any other name is left to the check at dial time, which vets what it resolves
+ * to: a name that does not resolve now may later, and one that does may change.
+ */
+export const nameRefusalReason = (policy: CompiledPolicy, hostname: string): string | undefined => {
+  const host = normalizeHost(hostname)
+  if (policy.hosts.has(host)) return undefined
+  const fixed = FIXED_NAMES.find((name) => name.matches(host))
+  if (!fixed) return undefined
+  const reasons = fixed.addresses.map((address) => refusalReason(policy, address))
+  if (reasons.some((reason) => reason === undefined)) return undefined
+  return `${host} is ${fixed.what} (${reasons[0]})`
+}

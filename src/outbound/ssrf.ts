@@ -6,6 +6,7 @@ import {
   type CompiledPolicy,
   compilePolicy,
   hostAllowed,
+  nameRefusalReason,
   type OutboundPolicy,
   refusalReason,
 } from './address-policy.ts'
@@ -20,7 +21,22 @@ export interface ResolvedAddress {
 /** Name resolution as the guard needs it: every address of a host. */
 export type LookupAll = (hostname: string) => Promise<ResolvedAddress[]>
 
-const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true })
+/** A getaddrinfo-like "no such name" failure. */
+const notFound = (hostname: string): Error =>
+  Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+    code: 'ENOTFOUND',
+    syscall: 'getaddrinfo',
+    hostname,
+  })
+
+/**
+ * The system resolver, except for names under `.invalid`: RFC 6761 §6.4 asks resolvers to answer
+ * those at once with "no such name", and the system's may forward them to a DNS server instead.
+ */
+const systemLookup: LookupAll = (hostname) =>
+  /(^|\.)invalid\.?$/i.test(hostname)
+    ? Promise.reject(notFound(hostname))
+    : dnsLookup(hostname, { all: true })
 
 export interface GuardedDispatcherOptions {
   /**
@@ -49,6 +65,23 @@ const vet = (policy: CompiledPolicy, host: string, address: string): void => {
 }
 
 /**
+ * What is decided without DNS: a literal address is vetted (and returned), a name the policy
+ * refuses by itself (localhost, the metadata services) is refused.
+ */
+const vetWithoutDns = (policy: CompiledPolicy, host: string): string | undefined => {
+  if (isIP(host) !== 0) {
+    vet(policy, host, host)
+    return host
+  }
+  const reason = nameRefusalReason(policy, host)
+  if (reason !== undefined) throw refuse(host, reason)
+  return undefined
+}
+
+const unbracketed = (hostname: string): string =>
+  hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname
+
+/**
  * Resolves a host and vets every address it resolves to (one bad address refuses the host: the
  * system may pick any of them). Returns the addresses to connect to, in resolver order. Throws
  * URL_NOT_ALLOWED; a failed lookup is passed through as is, since DNS outages are transient.
@@ -58,11 +91,9 @@ export const resolveAllowed = async (
   hostname: string,
   lookup: LookupAll = systemLookup,
 ): Promise<string[]> => {
-  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname
-  if (isIP(host) !== 0) {
-    vet(policy, host, host)
-    return [host]
-  }
+  const host = unbracketed(hostname)
+  const literal = vetWithoutDns(policy, host)
+  if (literal !== undefined) return [literal]
   const addresses = (await lookup(host)).map((a) => a.address)
   if (addresses.length === 0) throw refuse(host, 'it resolves to no address')
   if (!hostAllowed(policy, host)) for (const address of addresses) vet(policy, host, address)
@@ -137,15 +168,14 @@ export const createGuardedDispatcher = (
 }
 
 /**
- * Registration-time check of a push URL: http or https, and a host that resolves only to allowed
- * addresses. Throws URL_NOT_ALLOWED naming the host and the reason. The connect-time guard still
- * runs on every delivery: DNS may answer differently later.
+ * Registration-time check of a URL (a push endpoint, a download before it is dialled): http or
+ * https, and a host the policy does not refuse by itself — a literal address it forbids, or a
+ * name that can only reach one (localhost, the metadata services). Throws URL_NOT_ALLOWED naming
+ * the host and the reason. Nothing is resolved: a name that does not resolve now (a receiver not
+ * yet in DNS, a resolver offline) is not refused for it. The connect-time guard runs on every
+ * request and vets whatever the name then resolves to.
  */
-export const assertUrlAllowed = async (
-  url: string,
-  policy: OutboundPolicy = {},
-  options: { lookup?: LookupAll } = {},
-): Promise<void> => {
+export const assertUrlAllowed = async (url: string, policy: OutboundPolicy = {}): Promise<void> => {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -155,16 +185,7 @@ export const assertUrlAllowed = async (
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw refuse(parsed.hostname, `scheme ${parsed.protocol} is not http or https`)
   }
-  try {
-    await resolveAllowed(compilePolicy(policy), parsed.hostname, options.lookup)
-  } catch (error) {
-    if (isSwitchboardError(error)) throw error
-    const code = (error as { code?: unknown }).code
-    throw refuse(
-      parsed.hostname,
-      `it does not resolve (${typeof code === 'string' ? code : 'lookup failed'})`,
-    )
-  }
+  vetWithoutDns(compilePolicy(policy), unbracketed(parsed.hostname))
 }
 
 /** The URL_NOT_ALLOWED refusal in an error or its causes (fetch wraps connector errors). */

@@ -59,7 +59,10 @@ export const asSwitchboardError = (error: unknown): SwitchboardError => {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new SwitchboardError('PAYLOAD_TOO_LARGE', 'the request body exceeds the size limit')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new SwitchboardError('UNSUPPORTED_MEDIA_TYPE', 'the Content-Type must be application/json')
+      return new SwitchboardError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'the Content-Type must be application/json or application/a2a+json',
+      )
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new SwitchboardError('INVALID_REQUEST', 'the Content-Length does not match the body')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

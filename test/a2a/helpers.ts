@@ -151,12 +151,23 @@ export const rpc = (
     headers,
   })
 
-/** A REST call under `{base}/a2a/rest` with A2A-Version 1.0 unless `headers` says otherwise. */
+/**
+ * A REST call under `{base}/a2a/rest` with A2A-Version 1.0 unless `headers` says otherwise; a
+ * body goes as application/a2a+json, as 1.0.1 asks.
+ */
 export const rest = (
   base: string,
   path: string,
   init: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-) => http(`${base}/a2a/rest${path}`, { ...init, headers: { ...V, ...init.headers } })
+) =>
+  http(`${base}/a2a/rest${path}`, {
+    ...init,
+    headers: {
+      ...V,
+      ...(init.body !== undefined && { 'content-type': 'application/a2a+json' }),
+      ...init.headers,
+    },
+  })
 
 export interface SseEvent {
   id: string | undefined

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { defineAgent } from '../../src/agent/define.ts'
 import { OriginCredentials } from '../../src/client/credentials.ts'
+import { fromNetworkError } from '../../src/client/errors.ts'
 import {
   ClientError,
   connect,
@@ -63,7 +64,7 @@ after(async () => {
 
 const run = async (
   input: Record<string, unknown>,
-  kind: 'clawpedia' | 'jsonrpc' = 'clawpedia',
+  kind: 'clawpedia' | 'jsonrpc' | 'rest' = 'clawpedia',
 ): Promise<TaskHandle> => {
   const task = await (await connect(`${server.url}/agents/linker`, { prefer: [kind] })).send(input)
   assert.equal((await task.wait({ timeoutMs: 5000 })).state, 'COMPLETED')
@@ -136,6 +137,47 @@ describe('the SSRF guard', () => {
     } finally {
       await bouncer.close()
     }
+  })
+})
+
+describe('DNS', () => {
+  it('a host that does not resolve is a DNS error naming it, over every dialect, not a refusal', async () => {
+    const host = 'files.example.invalid'
+    for (const kind of ['clawpedia', 'jsonrpc', 'rest'] as const) {
+      const url = `http://${host}/report.csv`
+      const task = await run({ url }, kind)
+      // A2A shows a link with a filename as a file part; Clawpedia as a url artifact.
+      const link = (await task.artifacts()).find((a) => 'url' in a && a.url === url)!
+      await assert.rejects(task.download(link, { to: dir }), (error: unknown) => {
+        assert.ok(error instanceof ClientError, String(error))
+        assert.equal(error.code, 'CONNECTION_FAILED', error.message)
+        assert.match(
+          error.message,
+          /the host "files\.example\.invalid" could not be resolved \(no such host, ENOTFOUND\)/,
+        )
+        assert.deepEqual(error.details, { cause: 'ENOTFOUND', host })
+        assert.equal(error.unreachable, true)
+        return true
+      })
+    }
+    assert.deepEqual(leftovers(), [])
+  })
+
+  it('a temporary DNS failure says so', () => {
+    const lookup = Object.assign(new Error('getaddrinfo EAI_AGAIN files.example.com'), {
+      code: 'EAI_AGAIN',
+      hostname: 'files.example.com',
+    })
+    const error = fromNetworkError(
+      new TypeError('fetch failed', { cause: lookup }),
+      'GET https://files.example.com/a',
+    )
+    assert.equal(error.code, 'CONNECTION_FAILED')
+    assert.equal(
+      error.message,
+      'GET https://files.example.com/a: the host "files.example.com" could not be resolved (a temporary DNS failure, EAI_AGAIN)',
+    )
+    assert.equal(error.unreachable, true)
   })
 })
 

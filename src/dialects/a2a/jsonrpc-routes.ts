@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
+import { JSON_CONTENT_TYPE, responseType } from './media-type.ts'
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
@@ -54,11 +55,13 @@ export const a2aJsonRpcRoutes = async (
 ) => {
   const { operationsOf, server } = options
 
+  // application/json (1.0.1 §9.1), or application/a2a+json to a client that sent or asked for it.
+  const typeOf = (reply: FastifyReply) => responseType(reply.request.headers, JSON_CONTENT_TYPE)
   const sendError = (reply: FastifyReply, id: RpcId, failure: A2aFailure, status = 200) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A JSON-RPC request failed')
     return reply
       .code(status)
-      .type('application/json')
+      .type(typeOf(reply))
       .send(encodeJsonRpcError(id, jsonRpcError(failure)))
   }
 
@@ -120,7 +123,7 @@ export const a2aJsonRpcRoutes = async (
         )
       }
       const result = await unary(operationsOf(request), params, call)
-      return reply.type('application/json').send(encodeJsonRpcResult(id, result))
+      return reply.type(typeOf(reply)).send(encodeJsonRpcResult(id, result))
     } catch (error) {
       return sendError(reply, id, toA2aFailure(error))
     }

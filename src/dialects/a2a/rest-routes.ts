@@ -3,39 +3,48 @@ import { SwitchboardError } from '../../model/errors.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './errors.ts'
+import { responseType } from './media-type.ts'
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
 import { assertVersion } from './version.ts'
+import { protoName } from './wire/read.ts'
 import { A2A_CONTENT_TYPE, type StreamItem } from './wire/shapes.ts'
 
 type Query = Record<string, string | string[] | undefined>
 
-/** Query values arrive as strings; ProtoJSON numbers and booleans are read from them, the rest left to validation. */
+/**
+ * Query values arrive as strings; booleans are read from them here, numbers by the request check,
+ * the rest left to validation. A parameter may be spelled by its JSON or its proto name
+ * (`historyLength`, `history_length`): both are passed on as given, for the check to read as one.
+ */
 const fromQuery = (
   query: Query,
   fields: { ints?: string[]; bools?: string[]; strings?: string[] },
 ): object => {
   const out: Record<string, unknown> = {}
-  for (const name of fields.strings ?? []) if (query[name] !== undefined) out[name] = query[name]
-  for (const name of fields.ints ?? []) {
-    const value = query[name]
-    if (value !== undefined)
-      out[name] = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value
-  }
-  for (const name of fields.bools ?? []) {
-    const value = query[name]
-    if (value !== undefined) out[name] = value === 'true' ? true : value === 'false' ? false : value
+  const bools = new Set(fields.bools)
+  for (const name of [...(fields.strings ?? []), ...(fields.ints ?? []), ...bools]) {
+    for (const key of new Set([name, protoName(name)])) {
+      const value = query[key]
+      if (value === undefined) continue
+      out[key] = bools.has(name) && (value === 'true' || value === 'false') ? value === 'true' : value
+    }
   }
   return out
 }
 
-/** A POST body is the whole request message; the path's ids are set on it (and win over the body's). */
+/**
+ * A POST body is the whole request message; the path's ids are set on it, and win over the
+ * body's under either name.
+ */
 const withPath = (body: unknown, path: Record<string, string>): object => {
   if (body === undefined || body === null) return path
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw new SwitchboardError('INVALID_REQUEST', 'the body must be a JSON object (the A2A request message)')
   }
-  return { ...body, ...path }
+  const message: Record<string, unknown> = { ...body }
+  for (const name of Object.keys(path)) delete message[protoName(name)]
+  return Object.assign(message, path)
 }
 
 /**
@@ -55,7 +64,7 @@ const splitVerb = (segment: string): { id: string; verb?: string } => {
 
 /**
  * The A2A HTTP+JSON binding (digest §4.3). Paths are relative to the interface URL; responses are
- * `application/a2a+json` (requests may be that or application/json); errors are google.rpc.Status
+ * `application/a2a+json` or application/json, as the client sent or asked (`media-type.ts`); errors are google.rpc.Status
  * bodies with the §4.4 HTTP status. SubscribeToTask answers both POST (the spec) and GET (the proto).
  */
 export const a2aRestRoutes = async (
@@ -64,14 +73,16 @@ export const a2aRestRoutes = async (
 ) => {
   const { operationsOf: ops, server } = options
 
+  // application/a2a+json (1.0.1) unless the client sent or asked for application/json (1.0.0).
+  const typeOf = (reply: FastifyReply) => responseType(reply.request.headers, A2A_CONTENT_TYPE)
   const sendFailure = (reply: FastifyReply, failure: A2aFailure) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A REST request failed')
     return reply
       .code(failure.httpStatus)
-      .type(A2A_CONTENT_TYPE)
+      .type(typeOf(reply))
       .send(JSON.stringify(restErrorBody(failure)))
   }
-  const send = (reply: FastifyReply, body: unknown) => reply.type(A2A_CONTENT_TYPE).send(JSON.stringify(body))
+  const send = (reply: FastifyReply, body: unknown) => reply.type(typeOf(reply)).send(JSON.stringify(body))
   const signalOf = (reply: FastifyReply): AbortSignal => disconnectSignal(reply.raw)
   const stream = (reply: FastifyReply, items: AsyncIterable<StreamItem>) =>
     serveStream({
@@ -193,8 +204,8 @@ export const a2aRestRoutes = async (
       },
     )
 
-    app.get<{ Querystring: Query }>(`${base}/extendedAgentCard`, async (request) =>
-      ops(request).getExtendedCard(query(request, {})),
+    app.get<{ Querystring: Query }>(`${base}/extendedAgentCard`, async (request, reply) =>
+      send(reply, await ops(request).getExtendedCard(query(request, {}))),
     )
   }
 }

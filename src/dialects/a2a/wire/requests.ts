@@ -2,14 +2,17 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { SwitchboardError } from '../../../model/errors.ts'
 import { compileSchema } from '../../../schema/json-schema.ts'
 import { enumOf } from '../../../schema/typebox.ts'
+import { protoJsonReader } from './read.ts'
 import { A2aMessage, A2aPart, Id, Strings, Struct, TaskPushNotificationConfig } from './shapes.ts'
 import { A2A_TASK_STATES } from './states.ts'
 
 /**
  * The A2A request messages both bindings receive, checked once against JSON Schemas compiled at
  * start-up. A violation is INVALID_REQUEST with one field violation per problem, which the error
- * table turns into InvalidParams (-32602 / 400) with a google.rpc.BadRequest. Unknown fields are
- * ignored, as ProtoJSON asks; `tenant` is accepted and ignored because our interfaces declare none.
+ * table turns into InvalidParams (-32602 / 400) with a google.rpc.BadRequest. Before the check,
+ * `read.ts` applies the ProtoJSON input rules (proto names, nulls, unknown fields ignored), so
+ * the schemas name every field once, in lowerCamelCase; `tenant` is accepted and ignored because
+ * our interfaces declare none.
  */
 const Tenant = Type.Optional(Type.String())
 const HistoryLength = Type.Integer({ minimum: 0, maximum: 2_147_483_647 })
@@ -61,26 +64,31 @@ export const TaskIdRequest = Type.Object({ tenant: Tenant, id: Id, metadata: Typ
 export type TaskIdRequest = Static<typeof TaskIdRequest>
 
 /** CreateTaskPushNotificationConfig: the config, whose task id is required here. */
-const CreatePushConfigRequest = Type.Object({ ...TaskPushNotificationConfig.properties, taskId: Id })
+export const CreatePushConfigRequest = Type.Object({ ...TaskPushNotificationConfig.properties, taskId: Id })
 
 /** Get and Delete TaskPushNotificationConfig. */
 export const PushConfigRequest = Type.Object({ tenant: Tenant, taskId: Id, id: Id })
 export type PushConfigRequest = Static<typeof PushConfigRequest>
 
-const ListPushConfigsRequest = Type.Object({
+export const ListPushConfigsRequest = Type.Object({
   tenant: Tenant,
   taskId: Id,
   pageSize: Type.Optional(Type.Integer({ minimum: 0 })),
   pageToken: Type.Optional(Type.String()),
 })
 
-const ExtendedCardRequest = Type.Object({ tenant: Tenant })
+export const ExtendedCardRequest = Type.Object({ tenant: Tenant })
 
-/** Compiles a request schema; the check throws INVALID_REQUEST naming every violated field. */
+/**
+ * Compiles a request schema; the check reads the message by ProtoJSON's rules, then throws
+ * INVALID_REQUEST naming every violated field, or returns the message as the schema names it.
+ */
 const requestCheck = <S extends TSchema>(schema: S, what: string): ((value: unknown) => Static<S>) => {
   const validate = compileSchema(schema)
+  const read = protoJsonReader(schema)
   return (value) => {
-    const violations = validate(value ?? {}, '')
+    const { message, violations: naming } = read(value ?? {})
+    const violations = [...naming, ...validate(message, '')]
     if (violations.length > 0) {
       throw new SwitchboardError(
         'INVALID_REQUEST',
@@ -88,7 +96,7 @@ const requestCheck = <S extends TSchema>(schema: S, what: string): ((value: unkn
         { violations },
       )
     }
-    return (value ?? {}) as Static<S>
+    return message as Static<S>
   }
 }
 
