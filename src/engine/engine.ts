@@ -19,6 +19,7 @@ import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
 import { resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
+import { checkOpenTasks } from './open-tasks.ts'
 import type { AgentRegistry } from './registry.ts'
 import { waitForState } from './wait.ts'
 
@@ -154,20 +155,6 @@ export class Engine {
     return this.#admission.running
   }
 
-  /**
-   * The open-task cap, checked before the creation: creations racing past the count may overshoot
-   * it by the number in flight (a soft cap; a hard one would serialise every creation of a principal).
-   */
-  async #checkOpenTasks(scope: Scope, cap: number): Promise<void> {
-    const open = await this.#store.countOpenTasks(scope)
-    if (open >= cap)
-      throw new SwitchboardError(
-        'RATE_LIMITED',
-        `this caller already has ${open} open tasks, the most allowed; wait for some to finish or cancel them`,
-        { openTasks: open, limit: cap },
-      )
-  }
-
   async submit(request: SubmitRequest): Promise<{ task: Task; created: boolean }> {
     const agent = this.#agents.get(request.agent)
     const { definition } = agent
@@ -177,7 +164,7 @@ export class Engine {
     const caller = request.caller
     const recorded = recordedCaller(caller)
     const cap = this.#options.maxOpenTasks
-    if (cap !== undefined) await this.#checkOpenTasks(scopeOf(caller), cap)
+    if (cap !== undefined) await checkOpenTasks(this.#store, scopeOf(caller), cap)
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
