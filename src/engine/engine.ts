@@ -17,6 +17,7 @@ import { Admission } from './admission.ts'
 import { recordedCaller } from './caller.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
+import { type Idempotency, storedKey } from './idempotency.ts'
 import { resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
 import { checkOpenTasks } from './open-tasks.ts'
@@ -45,6 +46,8 @@ export interface EngineOptions {
   onOutboxWrite?: () => void
   /** Where every task of an agent notifies besides the targets its request names (deployment configuration). */
   defaultPushTargets?: (agent: AgentDefinition) => PushTarget[]
+  /** How long an idempotency key dedupes; default LIMITS.idempotencyWindowMs (24 h). */
+  idempotencyWindowMs?: number
   /** The most non-terminal tasks one principal (tenant and owner) may hold; a creation beyond it is RATE_LIMITED. */
   maxOpenTasks?: number
   logger?: EngineLogger
@@ -68,8 +71,8 @@ export interface SubmitRequest {
   text?: string
   message?: Message
   contextId?: string
-  /** Same key, same scope: the same task (A2A messageId). */
-  idempotencyKey?: string
+  /** Same key, same caller, within the window: the same task; another request under it: IDEMPOTENCY_CONFLICT. */
+  idempotency?: Idempotency
   pushTargets?: PushTarget[]
   metadata?: Metadata
 }
@@ -183,7 +186,9 @@ export class Engine {
         input,
         ...(request.text !== undefined && { text: request.text }),
         ...(request.message && { message: request.message }),
-        ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
+        ...(request.idempotency && {
+          idempotency: storedKey(request.idempotency, definition.slug, this.#options.idempotencyWindowMs),
+        }),
         pushTargets,
         ...(reserved && { lease: { owner: this.replicaId, ttlMs: this.#options.leaseMs ?? 30_000 } }),
       })

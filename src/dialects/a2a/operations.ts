@@ -9,6 +9,7 @@ import type { Task } from '../../model/task.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { pushEnabled } from './card.ts'
 import { toA2aPushConfig, toA2aTask } from './mapping.ts'
+import { asReusedMessageId, isRepeatedTurn, newTaskKey } from './message-dedupe.ts'
 import type { MountCards } from './mount-cards.ts'
 import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
@@ -261,9 +262,8 @@ export class A2aOperations {
   }
 
   /**
-   * Turns a user message into a new task or the answer to a waiting one. The messageId makes it
-   * idempotent: a repeat creates nothing (the engine's idempotency key) or is found in the task's
-   * history, and either way the task comes back as it is now.
+   * Turns a user message into a new task or the answer to a waiting one, idempotent by its messageId
+   * unless the server turns that off (message-dedupe.ts): a repeat gets the task as it is now.
    */
   async #accept(request: SendMessageRequest): Promise<Task> {
     const wire = request.message
@@ -274,19 +274,22 @@ export class A2aOperations {
     if (push) this.#assertPush()
     const target = push ? await this.#pushTarget(push) : undefined
     const modes = this.#agent.inputModes?.length ? this.#agent.inputModes : DEFAULT_INPUT_MODES
+    const dedupe = this.#server.a2aMessageIdDedupe
     if (taskId === undefined) {
       const { message, input, text } = fromA2aMessage(wire, modes)
-      const { task } = await this.#engine.submit({
-        caller: this.#identity,
-        agent: this.#agent.slug,
-        message,
-        idempotencyKey: `a2a:${this.#agent.slug}:${wire.messageId}`,
-        ...(input && { input }),
-        ...(text !== undefined && { text }),
-        ...(contextId !== undefined && { contextId }),
-        ...(target && { pushTargets: [target] }),
-        ...(request.metadata && { metadata: request.metadata }),
-      })
+      const { task } = await this.#engine
+        .submit({
+          caller: this.#identity,
+          agent: this.#agent.slug,
+          message,
+          ...(dedupe && { idempotency: newTaskKey(this.#agent.slug, message, contextId) }),
+          ...(input && { input }),
+          ...(text !== undefined && { text }),
+          ...(contextId !== undefined && { contextId }),
+          ...(target && { pushTargets: [target] }),
+          ...(request.metadata && { metadata: request.metadata }),
+        })
+        .catch(asReusedMessageId(wire.messageId))
       return task
     }
     const task = await this.#task(taskId, this.#callers.writer)
@@ -297,8 +300,8 @@ export class A2aOperations {
         { taskId, contextId: task.contextId },
       )
     }
-    if (task.history.some((turn) => turn.messageId === wire.messageId)) return task
     const { message, input, text } = fromA2aMessage(wire, modes)
+    if (dedupe && isRepeatedTurn(task, message)) return task
     // The engine checks the task can take the answer, and records it with the push config in one transaction.
     return this.#engine
       .provideInput({
