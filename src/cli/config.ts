@@ -21,6 +21,10 @@ export interface FileConfig {
   pgPoolSize?: number
   pollMs?: number
   shutdownGraceMs?: number
+  /** How long an idempotency key dedupes, e.g. "24h" (see docs/a2a.md). */
+  idempotencyWindow?: string
+  /** A2A settings: `messageIdDedupe: false` for peers that reuse messageIds. */
+  a2a?: { messageIdDedupe?: boolean }
   /** Push retry tuning (milliseconds and counts), see docs/push.md. */
   push?: {
     baseMs?: number

@@ -17,8 +17,10 @@ import { Admission } from './admission.ts'
 import { recordedCaller } from './caller.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
+import { type Idempotency, storedKey } from './idempotency.ts'
 import { resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
+import { checkOpenTasks } from './open-tasks.ts'
 import type { AgentRegistry } from './registry.ts'
 import { waitForState } from './wait.ts'
 
@@ -44,6 +46,8 @@ export interface EngineOptions {
   onOutboxWrite?: () => void
   /** Where every task of an agent notifies besides the targets its request names (deployment configuration). */
   defaultPushTargets?: (agent: AgentDefinition) => PushTarget[]
+  /** How long an idempotency key dedupes; default LIMITS.idempotencyWindowMs (24 h). */
+  idempotencyWindowMs?: number
   /** The most non-terminal tasks one principal (tenant and owner) may hold; a creation beyond it is RATE_LIMITED. */
   maxOpenTasks?: number
   logger?: EngineLogger
@@ -67,8 +71,8 @@ export interface SubmitRequest {
   text?: string
   message?: Message
   contextId?: string
-  /** Same key, same scope: the same task (A2A messageId). */
-  idempotencyKey?: string
+  /** Same key, same caller, within the window: the same task; another request under it: IDEMPOTENCY_CONFLICT. */
+  idempotency?: Idempotency
   pushTargets?: PushTarget[]
   metadata?: Metadata
   /** The A2A extensions the request activated: recorded with the task, `ctx.extensions` on every run. */
@@ -156,20 +160,6 @@ export class Engine {
     return this.#admission.running
   }
 
-  /**
-   * The open-task cap, checked before the creation: creations racing past the count may overshoot
-   * it by the number in flight (a soft cap; a hard one would serialise every creation of a principal).
-   */
-  async #checkOpenTasks(scope: Scope, cap: number): Promise<void> {
-    const open = await this.#store.countOpenTasks(scope)
-    if (open >= cap)
-      throw new SwitchboardError(
-        'RATE_LIMITED',
-        `this caller already has ${open} open tasks, the most allowed; wait for some to finish or cancel them`,
-        { openTasks: open, limit: cap },
-      )
-  }
-
   async submit(request: SubmitRequest): Promise<{ task: Task; created: boolean }> {
     const agent = this.#agents.get(request.agent)
     const { definition } = agent
@@ -179,7 +169,7 @@ export class Engine {
     const caller = request.caller
     const recorded = recordedCaller(caller)
     const cap = this.#options.maxOpenTasks
-    if (cap !== undefined) await this.#checkOpenTasks(scopeOf(caller), cap)
+    if (cap !== undefined) await checkOpenTasks(this.#store, scopeOf(caller), cap)
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
@@ -199,7 +189,9 @@ export class Engine {
         input,
         ...(request.text !== undefined && { text: request.text }),
         ...(request.message && { message: request.message }),
-        ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
+        ...(request.idempotency && {
+          idempotency: storedKey(request.idempotency, definition.slug, this.#options.idempotencyWindowMs),
+        }),
         pushTargets,
         ...(reserved && { lease: { owner: this.replicaId, ttlMs: this.#options.leaseMs ?? 30_000 } }),
       })

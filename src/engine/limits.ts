@@ -15,6 +15,12 @@ export const LIMITS = {
    * lowers or raises it.
    */
   taskArtifactBytes: 256 * 1024 * 1024,
+  /**
+   * How long an idempotency key (an A2A messageId, a Clawpedia Idempotency-Key) dedupes after the
+   * task it created: a retry within it gets that task, a reuse for another request is refused;
+   * past it the key is forgotten (and swept). The engine option `idempotencyWindowMs` changes it.
+   */
+  idempotencyWindowMs: 24 * 60 * 60 * 1000,
   /** ListTasks page sizes. */
   defaultPageSize: 50,
   maxPageSize: 100,

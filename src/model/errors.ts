@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   METHOD_NOT_FOUND: 'The method or route does not exist',
   HEADERS_TOO_LARGE: 'The request line and headers exceed the size limit',
   URL_NOT_ALLOWED: 'A URL was refused by the outbound request policy (SSRF guard)',
+  IDEMPOTENCY_CONFLICT:
+    'The idempotency key (A2A messageId, Clawpedia Idempotency-Key) was already used for a different request',
   // Something does not exist (or is not visible to the caller).
   TASK_NOT_FOUND: 'No such task',
   ARTIFACT_NOT_FOUND: 'No such artifact',

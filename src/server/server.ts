@@ -6,6 +6,7 @@ import { assertValidClawpediaCard } from '../dialects/clawpedia/card-check.ts'
 import { clawpediaDefaultTargets } from '../dialects/clawpedia/push-target.ts'
 import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
+import { LIMITS } from '../engine/limits.ts'
 import { AgentRegistry } from '../engine/registry.ts'
 import { type RetentionOptions, RetentionSweeper } from '../engine/retention.ts'
 import type { EventBus } from '../events/contract.ts'
@@ -72,7 +73,16 @@ export interface SwitchboardOptions {
   /** Header, request and keep-alive timeouts and the connection cap (docs/limits.md). */
   connections?: ConnectionOptions
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
-  a2a?: { assumeVersionWhenMissing?: boolean }
+  a2a?: {
+    assumeVersionWhenMissing?: boolean
+    /** Whether a repeated messageId deduplicates (default true); turn it off for peers that reuse ids. */
+    messageIdDedupe?: boolean
+  }
+  /**
+   * How long an idempotency key (an A2A messageId, a Clawpedia Idempotency-Key) dedupes, in ms;
+   * past it the key is forgotten. Default LIMITS.idempotencyWindowMs (24 h).
+   */
+  idempotencyWindowMs?: number
   /** Who may call: authenticators and whether callers without credentials are served. */
   identity?: IdentityOptions
   /** Requests per minute and open tasks per principal (docs/security/limits.md); default: none on loopback, generous elsewhere. */
@@ -150,6 +160,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     definitions.map((agent) => agent.slug),
   )
   const host = options.host ?? DEFAULTS.host
+  const idempotencyWindowMs = options.idempotencyWindowMs ?? LIMITS.idempotencyWindowMs
+  if (!Number.isSafeInteger(idempotencyWindowMs) || idempotencyWindowMs <= 0)
+    throw new TypeError(
+      `idempotencyWindowMs must be a whole number of ms above 0, got ${idempotencyWindowMs}`,
+    )
   const identity = identityWithTls(options.identity, options.tls)
   const exposed = checkExposure({
     host,
@@ -188,7 +203,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 
   const limits = limitsOf(options.limits, host)
   const { drainMs = 5_000, ...pushOptions } = options.push ?? {}
-  const sweeper = options.retention && new RetentionSweeper({ ...options.retention, store, logger })
+  // Always on: keys past their window go even when finished tasks are kept forever.
+  const sweeper = new RetentionSweeper({ ...options.retention, idempotencyWindowMs, store, logger })
   const worker = new PushWorker({
     store: writer,
     dispatcher,
@@ -211,6 +227,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     onOutboxWrite: () => worker.wake(),
     defaultPushTargets: clawpediaDefaultTargets,
     ...(limits.openTasks > 0 && { maxOpenTasks: limits.openTasks }),
+    idempotencyWindowMs,
     ...options.engine,
     replicaId,
   })
@@ -226,6 +243,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     startedAt: new Date(),
     logger,
     a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
+    a2aMessageIdDedupe: options.a2a?.messageIdDedupe ?? true,
     checkOutboundUrl: (url) => assertUrlAllowed(url, policy),
     cardSecurity: {
       schemes: Object.fromEntries(authentication.authenticators.map((a) => [a.name, a.securityScheme])),
@@ -293,7 +311,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
         throw error
       })
       worker.start()
-      sweeper?.start()
+      sweeper.start()
       return publicUrl()
     },
     url: publicUrl,
@@ -302,7 +320,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await engine.stop()
       await app.close()
       await worker.stop({ drainMs })
-      await sweeper?.stop()
+      await sweeper.stop()
       await dispatcher.close()
       await bus.close()
       await store.close()

@@ -31,8 +31,11 @@ export interface Store {
   // ── tasks and events ──────────────────────────────────────────────────────
   /**
    * Creates a task with its opening events ([input, SUBMITTED]) and push configs in one
-   * transaction. With an idempotency key already used in the scope, creates nothing and returns
-   * the existing task with `created: false`.
+   * transaction. With `idempotency`, the key is looked up in the header's scope (tenant and
+   * owner) first: a live key (recorded less than `windowMs` ago, its task still stored) with the
+   * same fingerprint creates nothing and returns its task with `created: false`; with another
+   * fingerprint, nothing is created and it throws IDEMPOTENCY_CONFLICT. A key that expired, or
+   * whose task is gone, is taken over by the new task. Racing creations with one key create one task.
    */
   createTask(request: CreateTaskRequest): Promise<CreateTaskResult>
 
@@ -67,6 +70,12 @@ export interface Store {
    * several replicas at once (each batch skips the rows another one is deleting).
    */
   deleteExpiredTasks(request: DeleteExpiredTasksRequest): Promise<number>
+
+  /**
+   * Deletes up to `limit` idempotency keys recorded `olderThanMs` or longer ago (the window),
+   * oldest first; returns how many went. Their tasks stay. Safe from several replicas at once.
+   */
+  deleteExpiredIdempotencyKeys(request: DeleteExpiredKeysRequest): Promise<number>
   // ── execution leases ──────────────────────────────────────────────────────
   /**
    * Claims up to `limit` tasks that need a run (`runPending`) and whose lease is free or expired,
@@ -137,10 +146,22 @@ export interface CreateTaskRequest {
   input: Record<string, unknown>
   text?: string
   message?: import('../model/parts.ts').Message
-  idempotencyKey?: string
+  idempotency?: IdempotencyKey
   pushTargets?: PushTarget[]
   /** Claim the new task for this runner in the same transaction (saves a round trip). */
   lease?: { owner: string; ttlMs: number }
+}
+
+/**
+ * A creation's deduplication: `key` is unique per tenant and owner; `fingerprint` says what the
+ * request was, so a reuse of the key for another request is told apart from a retry. Keys
+ * recorded before fingerprints existed have none, and match any request.
+ */
+export interface IdempotencyKey {
+  key: string
+  fingerprint: string
+  /** How long after it was recorded the key still dedupes (the store's clock decides). */
+  windowMs: number
 }
 
 export interface CreateTaskResult {
@@ -197,6 +218,11 @@ export interface ListTasksPage {
 
 export interface DeleteExpiredTasksRequest {
   finishedBefore: string
+  limit: number
+}
+
+export interface DeleteExpiredKeysRequest {
+  olderThanMs: number
   limit: number
 }
 

@@ -105,6 +105,9 @@ export class SealedStore implements Store {
   deleteExpiredTasks(...args: Parameters<Store['deleteExpiredTasks']>) {
     return this.#inner.deleteExpiredTasks(...args)
   }
+  deleteExpiredIdempotencyKeys(...args: Parameters<Store['deleteExpiredIdempotencyKeys']>) {
+    return this.#inner.deleteExpiredIdempotencyKeys(...args)
+  }
   readEvents(taskId: string, afterSeq: number, limit?: number) {
     return this.#inner.readEvents(taskId, afterSeq, limit)
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { accessFlags } from '../../src/cli/serve-flags/access.ts'
 import { firstSet, mergeOptions } from '../../src/cli/serve-flags/group.ts'
+import { idempotencyFlags } from '../../src/cli/serve-flags/idempotency.ts'
 
 describe('serve flag groups', () => {
   it('take the flag, then the environment, then the file', () => {
@@ -52,5 +53,58 @@ describe('--access', () => {
       /a\.principals must be a list/,
     )
     assert.throws(() => resolve({ access: '{"a":{"scopes":[""]}}' }, {}, {}), /a\.scopes must be a list/)
+  })
+})
+
+describe('--idempotency-window and --message-id-dedupe', () => {
+  const resolve = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv, file: Record<string, unknown>) =>
+    idempotencyFlags.resolve({ flags, env, file })
+
+  it('take the flag, then the environment, then the file; nothing set means the defaults', () => {
+    assert.deepEqual(resolve({}, {}, {}), {})
+    assert.deepEqual(
+      resolve(
+        { idempotencyWindow: '30m' },
+        { SWITCHBOARD_IDEMPOTENCY_WINDOW: '1h' },
+        { idempotencyWindow: '2h' },
+      ),
+      { idempotencyWindowMs: 30 * 60_000 },
+    )
+    assert.deepEqual(resolve({}, { SWITCHBOARD_IDEMPOTENCY_WINDOW: '1h' }, { idempotencyWindow: '2h' }), {
+      idempotencyWindowMs: 3_600_000,
+    })
+    assert.deepEqual(resolve({}, {}, { idempotencyWindow: '7d' }), { idempotencyWindowMs: 7 * 86_400_000 })
+    assert.deepEqual(resolve({ messageIdDedupe: 'off' }, { SWITCHBOARD_MESSAGE_ID_DEDUPE: 'on' }, {}), {
+      a2a: { messageIdDedupe: false },
+    })
+    assert.deepEqual(resolve({}, { SWITCHBOARD_MESSAGE_ID_DEDUPE: 'false' }, {}), {
+      a2a: { messageIdDedupe: false },
+    })
+    assert.deepEqual(resolve({}, {}, { a2a: { messageIdDedupe: false } }), {
+      a2a: { messageIdDedupe: false },
+    })
+    assert.deepEqual(resolve({ messageIdDedupe: 'on' }, {}, { a2a: { messageIdDedupe: false } }), {
+      a2a: { messageIdDedupe: true },
+    })
+  })
+
+  it('refuse a bad value, naming where it came from', () => {
+    assert.throws(
+      () => resolve({ idempotencyWindow: '0s' }, {}, {}),
+      /--idempotency-window must be a duration/,
+    )
+    assert.throws(
+      () => resolve({}, { SWITCHBOARD_IDEMPOTENCY_WINDOW: 'soon' }, {}),
+      /SWITCHBOARD_IDEMPOTENCY_WINDOW must be a duration/,
+    )
+    assert.throws(
+      () => resolve({ messageIdDedupe: 'maybe' }, {}, {}),
+      /--message-id-dedupe must be on or off/,
+    )
+    assert.throws(
+      () => resolve({}, {}, { a2a: { messageIdDedupe: 'nah' } }),
+      /a2a\.messageIdDedupe in the config file must be on or off/,
+    )
+    assert.throws(() => resolve({}, {}, { a2a: [] }), /"a2a" must be an object/)
   })
 })

@@ -5,6 +5,7 @@ import { Engine } from '../../src/engine/engine.ts'
 import { AgentRegistry } from '../../src/engine/registry.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
 import { ANONYMOUS } from '../../src/model/caller.ts'
+import { isSwitchboardError } from '../../src/model/errors.ts'
 import type { TaskEvent } from '../../src/model/events.ts'
 import { isTerminal, type TaskState } from '../../src/model/states.ts'
 import { DEFAULT_SCOPE as scope, type Task } from '../../src/model/task.ts'
@@ -289,21 +290,25 @@ describe('admission', () => {
     assert.equal(serialGates.length, 0)
   })
 
-  it('idempotency: the same key twice is one task', async () => {
-    const first = await engine.submit({
-      caller: ANONYMOUS,
-      agent: 'instant',
-      input: { a: 1 },
-      idempotencyKey: 'k-1',
-    })
-    const second = await engine.submit({
-      caller: ANONYMOUS,
-      agent: 'instant',
-      input: { a: 1 },
-      idempotencyKey: 'k-1',
-    })
+  it('idempotency: the same key and request twice is one task; another request under it is refused', async () => {
+    const submit = (agent: string, input: Record<string, unknown>, caller = ANONYMOUS) =>
+      engine.submit({ caller, agent, input, idempotency: { key: 'k-1', request: { input } } })
+    const first = await submit('instant', { a: 1, b: 2 })
+    // Key order is not part of the request: its fingerprint is over the JCS form.
+    const second = await submit('instant', { b: 2, a: 1 })
     assert.equal(first.created, true)
     assert.equal(second.created, false)
     assert.equal(second.task.id, first.task.id)
+    const refused = (error: unknown) => isSwitchboardError(error) && error.code === 'IDEMPOTENCY_CONFLICT'
+    const count = async () => (await store.listTasks(scope, { pageSize: 1 })).totalSize
+    const before = await count()
+    await assert.rejects(submit('instant', { a: 2 }), refused)
+    // The agent is part of the request: the same body to another agent is another request.
+    await assert.rejects(submit('replay', { a: 1, b: 2 }), refused)
+    assert.equal(await count(), before, 'a refused request creates nothing')
+    // Another caller's key is its own: a task of its own, whatever the request.
+    const other = await submit('instant', { a: 2 }, { ...ANONYMOUS, principal: 'someone-else' })
+    assert.equal(other.created, true)
+    assert.notEqual(other.task.id, first.task.id)
   })
 })

@@ -59,6 +59,47 @@ describe('retention', () => {
     assert.equal(await store.getTask(SCOPE, task.id), undefined)
   })
 
+  it('sweepKeys() forgets idempotency keys past the window, batch by batch, and keeps their tasks', async () => {
+    const keyed = (key: string, fingerprint = 'f-1') => ({ key, fingerprint, windowMs: 3_600_000 })
+    const tasks = await Promise.all(['a', 'b', 'c'].map((key) => create(store, { idempotency: keyed(key) })))
+    // Without maxAgeMs no task goes; a window of 0 lets every key recorded before now go.
+    const sweeper = new RetentionSweeper({
+      store,
+      logger: silentLogger,
+      idempotencyWindowMs: 0,
+      batchSize: 2,
+    })
+    assert.equal(await sweeper.sweep(), 0)
+    assert.equal(await sweeper.sweepKeys(), 3)
+    for (const { task } of tasks) assert.equal((await store.getTask(SCOPE, task.id))?.id, task.id)
+    // A forgotten key dedupes nothing: another request under it is new, not a conflict.
+    assert.equal((await create(store, { idempotency: keyed('a', 'f-2') })).created, true)
+    const keep = new RetentionSweeper({ store, logger: silentLogger, idempotencyWindowMs: 3_600_000 })
+    assert.equal(await keep.sweepKeys(), 0)
+  })
+
+  it('start() sweeps keys in the background even when finished tasks are kept', async () => {
+    let window: number | undefined
+    const spy = new Proxy(store, {
+      get(target, key) {
+        if (key === 'deleteExpiredIdempotencyKeys')
+          return async (request: { olderThanMs: number; limit: number }) => {
+            const n = await target.deleteExpiredIdempotencyKeys(request)
+            window = request.olderThanMs
+            return n
+          }
+        const value = Reflect.get(target, key, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const sweeper = new RetentionSweeper({ store: spy, logger: silentLogger, idempotencyWindowMs: 5_000 })
+    sweeper.start()
+    // The sweeper's timer does not hold the process open: spin until its first pass reaches the keys.
+    while (window === undefined) await new Promise((resolve) => setImmediate(resolve))
+    await sweeper.stop()
+    assert.equal(window, 5_000)
+  })
+
   it('serve: --retention over SWITCHBOARD_RETENTION over retention in the file; off by default', () => {
     const resolve = (flags: object, env: object, file: object) =>
       retentionFlags.resolve({ flags: flags as never, env: env as never, file: file as never })

@@ -3,6 +3,7 @@ import type { Store } from '../../src/store/contract.ts'
 import { apiKeyCases } from './contract/api-keys.ts'
 import { appendCases } from './contract/append.ts'
 import { deliveryCases } from './contract/deliveries.ts'
+import { idempotencyCases } from './contract/idempotency.ts'
 import { leaseCases } from './contract/leases.ts'
 import { listCases } from './contract/list.ts'
 import { pushConfigCases } from './contract/push-configs.ts'
@@ -40,6 +41,7 @@ export function storeContract(
     })
 
     taskCases(current)
+    idempotencyCases(current)
     appendCases(current)
     raceCases(current)
     listCases(current)

@@ -162,6 +162,43 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
     })
   })
 
+  describe('migration 5: idempotency keys', () => {
+    it('moves the keys of a version 4 schema, dated by their task, matching any request until the window ends', async () => {
+      const schema = db.schema()
+      const pool = new pg.Pool({ connectionString: db.url })
+      const store = new PostgresStore({ connectionString: db.url, schema })
+      try {
+        await migrate(pool, schema, POSTGRES_MIGRATIONS.slice(0, 4))
+        const createdAt = new Date(Date.now() - 60_000).toISOString()
+        const { task } = await create(store, { header: { createdAt } })
+        await admin.query(`UPDATE ${quoteSchema(schema)}.tasks SET idempotency_key = 'clawpedia:k-1'`)
+        await store.init()
+        const day = 86_400_000
+        const retry = await create(store, {
+          idempotency: { key: 'clawpedia:k-1', fingerprint: 'any', windowMs: day },
+        })
+        assert.equal(retry.created, false, 'a key from before fingerprints matches any request')
+        assert.equal(retry.task.id, task.id)
+        // Dated by its task, a minute ago: a window shorter than that has let it go.
+        const later = await create(store, {
+          idempotency: { key: 'clawpedia:k-1', fingerprint: 'f', windowMs: 30_000 },
+        })
+        assert.equal(later.created, true)
+        const { columns, indexes } = await shapeOf(schema)
+        assert.equal(
+          columns.some((c) => c.table_name === 'tasks' && c.column_name === 'idempotency_key'),
+          false,
+        )
+        assert.equal(
+          indexes.some((i) => i.indexname === 'tasks_idempotency'),
+          false,
+        )
+      } finally {
+        await Promise.all([pool.end(), store.close()])
+      }
+    })
+  })
+
   describe('compare-and-set', () => {
     it('an append whose task row moved past the version it read fails with VERSION_CONFLICT, writing nothing', async () => {
       const schema = db.schema()

@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { isSwitchboardError } from '../../src/model/errors.ts'
+import { fold } from '../../src/model/fold.ts'
 import { newId } from '../../src/model/ids.ts'
 import { SqliteDatabase as Database } from '../../src/store/sqlite/driver.ts'
+import { openingEvents } from '../../src/store/opening.ts'
 import { migrate } from '../../src/store/sqlite/migrate.ts'
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
-import { A2A, CLAWPEDIA, create, SCOPE, status } from './contract/fixtures.ts'
+import { A2A, CLAWPEDIA, create, header, SCOPE, status } from './contract/fixtures.ts'
 import { storeContract } from './contract.ts'
 
 // One temporary directory for the file, one database file per case.
@@ -104,6 +106,60 @@ describe('sqlite migrations', () => {
     } finally {
       await store.close()
     }
+  })
+})
+
+describe('sqlite migration 6: idempotency keys', () => {
+  it('moves the keys of a version 5 database, dated by their task, matching any request until the window ends', async () => {
+    const filename = join(dir, 'v5.db')
+    const v5 = new Database(filename)
+    migrate(v5, SQLITE_MIGRATIONS.slice(0, 5))
+    const createdAt = new Date(Date.now() - 60_000).toISOString()
+    const events = openingEvents({ header: header(), input: { n: 1 } }, createdAt)
+    const task = fold(header({ createdAt }), events)
+    v5.prepare(
+      `INSERT INTO tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at, idempotency_key, snapshot)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      task.id,
+      task.tenant,
+      task.owner,
+      task.agent,
+      task.contextId,
+      task.state,
+      task.version,
+      task.createdAt,
+      task.statusAt,
+      'clawpedia:k-1',
+      JSON.stringify(task),
+    )
+    v5.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)').run(
+      task.id,
+      2,
+      JSON.stringify(events),
+    )
+    v5.close()
+
+    const store = new SqliteStore({ filename })
+    try {
+      const day = 86_400_000
+      const retry = await create(store, {
+        idempotency: { key: 'clawpedia:k-1', fingerprint: 'any', windowMs: day },
+      })
+      assert.equal(retry.created, false, 'a key from before fingerprints matches any request')
+      assert.equal(retry.task.id, task.id)
+      // Dated by its task, a minute ago: a window shorter than that has let it go.
+      const later = await create(store, {
+        idempotency: { key: 'clawpedia:k-1', fingerprint: 'f', windowMs: 30_000 },
+      })
+      assert.equal(later.created, true)
+    } finally {
+      await store.close()
+    }
+    const migrated = new Database(filename, { readonly: true })
+    const index = migrated.prepare("SELECT name FROM sqlite_master WHERE name = 'tasks_idempotency'").get()
+    migrated.close()
+    assert.equal(index, undefined, 'the unique index on tasks is gone')
   })
 })
 

@@ -3,6 +3,7 @@ import { apiKeyFlags } from './api-keys.ts'
 import { cardSigningFlags } from './card-signing.ts'
 import { connectionsFlags } from './connections.ts'
 import type { ServeFlagGroup } from './group.ts'
+import { idempotencyFlags } from './idempotency.ts'
 import { jwtFlags } from './jwt.ts'
 import { limitsFlags } from './limits.ts'
 import { retentionFlags } from './retention.ts'
@@ -20,4 +21,5 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   cardSigningFlags,
   accessFlags,
   retentionFlags,
+  idempotencyFlags,
 ]

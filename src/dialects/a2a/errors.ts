@@ -96,6 +96,8 @@ export const A2A_ERROR_OF: Readonly<Record<ErrorCode, { kind: A2aErrorKind; http
   METHOD_NOT_FOUND: { kind: 'MethodNotFoundError' },
   HEADERS_TOO_LARGE: { kind: 'InvalidRequestError', http: 431 },
   URL_NOT_ALLOWED: { kind: 'InvalidParamsError' },
+  // A2A defines no conflict error: a messageId reused for another message is a bad parameter.
+  IDEMPOTENCY_CONFLICT: { kind: 'InvalidParamsError' },
   TASK_NOT_FOUND: { kind: 'TaskNotFoundError' },
   // A2A has one "not found" error for everything a task owns (spec: a missing push config is TaskNotFound).
   ARTIFACT_NOT_FOUND: { kind: 'TaskNotFoundError' },

@@ -10,6 +10,7 @@ import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { assertStreaming, pushEnabled } from './card.ts'
 import { assertRequiredExtensions, type ExtensionNegotiation } from './extensions.ts'
 import { toA2aPushConfig, toA2aTask } from './mapping.ts'
+import { asReusedMessageId, isRepeatedTurn, newTaskKey } from './message-dedupe.ts'
 import type { MountCards } from './mount-cards.ts'
 import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
@@ -269,9 +270,8 @@ export class A2aOperations {
   }
 
   /**
-   * Turns a user message into a new task or the answer to a waiting one. The messageId makes it
-   * idempotent: a repeat creates nothing (the engine's idempotency key) or is found in the task's
-   * history, and either way the task comes back as it is now.
+   * Turns a user message into a new task or the answer to a waiting one, idempotent by its messageId
+   * unless the server turns that off (message-dedupe.ts): a repeat gets the task as it is now.
    */
   async #accept(request: SendMessageRequest): Promise<Task> {
     assertRequiredExtensions(this.#extensions)
@@ -283,20 +283,23 @@ export class A2aOperations {
     if (push) this.#assertPush()
     const target = push ? await this.#pushTarget(push) : undefined
     const modes = this.#agent.inputModes?.length ? this.#agent.inputModes : DEFAULT_INPUT_MODES
+    const dedupe = this.#server.a2aMessageIdDedupe
     if (taskId === undefined) {
       const { message, input, text } = fromA2aMessage(wire, modes)
-      const { task } = await this.#engine.submit({
-        caller: this.#identity,
-        agent: this.#agent.slug,
-        message,
-        idempotencyKey: `a2a:${this.#agent.slug}:${wire.messageId}`,
-        ...(input && { input }),
-        ...(text !== undefined && { text }),
-        ...(contextId !== undefined && { contextId }),
-        ...(target && { pushTargets: [target] }),
-        ...(request.metadata && { metadata: request.metadata }),
-        ...(this.#extensions.activated.length > 0 && { extensions: [...this.#extensions.activated] }),
-      })
+      const { task } = await this.#engine
+        .submit({
+          caller: this.#identity,
+          agent: this.#agent.slug,
+          message,
+          ...(dedupe && { idempotency: newTaskKey(this.#agent.slug, message, contextId) }),
+          ...(input && { input }),
+          ...(text !== undefined && { text }),
+          ...(contextId !== undefined && { contextId }),
+          ...(target && { pushTargets: [target] }),
+          ...(request.metadata && { metadata: request.metadata }),
+          ...(this.#extensions.activated.length > 0 && { extensions: [...this.#extensions.activated] }),
+        })
+        .catch(asReusedMessageId(wire.messageId))
       return task
     }
     const task = await this.#task(taskId, this.#callers.writer)
@@ -307,8 +310,8 @@ export class A2aOperations {
         { taskId, contextId: task.contextId },
       )
     }
-    if (task.history.some((turn) => turn.messageId === wire.messageId)) return task
     const { message, input, text } = fromA2aMessage(wire, modes)
+    if (dedupe && isRepeatedTurn(task, message)) return task
     // The engine checks the task can take the answer, and records it with the push config in one transaction.
     return this.#engine
       .provideInput({

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../../engine/engine.ts'
 import type { FollowedEvent } from '../../engine/follow.ts'
 import { contentTypeOf } from '../../model/artifacts.ts'
-import { SwitchboardError } from '../../model/errors.ts'
+import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import { attachment, bodyCheck, uuidParam } from '../../web/body.ts'
@@ -55,14 +55,23 @@ export const clawpediaRoutes = async (
   app.post('/tasks', async (request, reply) => {
     assertNoRequiredExtension()
     const body = checkCreate(request.body)
-    const idempotencyKey = request.headers['idempotency-key']
-    const { task } = await engine.submit({
-      caller: callerOf(request),
-      agent: definition.slug,
-      input: body.input,
-      ...(typeof idempotencyKey === 'string' &&
-        idempotencyKey !== '' && { idempotencyKey: `clawpedia:${idempotencyKey}` }),
-    })
+    const key = request.headers['idempotency-key']
+    // The same key again with the same input (to this agent) is a retry; with another, a mistake.
+    const { task } = await engine
+      .submit({
+        caller: callerOf(request),
+        agent: definition.slug,
+        input: body.input,
+        ...(typeof key === 'string' &&
+          key !== '' && { idempotency: { key: `clawpedia:${key}`, request: { input: body.input } } }),
+      })
+      .catch((error: unknown) => {
+        if (!isSwitchboardError(error) || error.code !== 'IDEMPOTENCY_CONFLICT') throw error
+        throw new SwitchboardError(
+          'IDEMPOTENCY_CONFLICT',
+          `Idempotency-Key ${JSON.stringify(key)} was already used by this caller for a different request (another input, or another agent); a new request needs a new key`,
+        )
+      })
     return reply.code(202).send(wireTask(task))
   })
 

@@ -108,4 +108,27 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   );
   CREATE UNIQUE INDEX api_keys_by_hash ON ${s}.api_keys (hash);
   `,
+  /*
+   * 5: idempotency keys in a table of their own, with the fingerprint of their request and the
+   * time they were recorded, so a window can expire them and a reuse for another request is told
+   * apart. Keys already stored move over without a fingerprint (they match any request), dated by
+   * their task. Not compatible with the previous version's code, which writes tasks.idempotency_key.
+   */
+  (s) => `
+  CREATE TABLE ${s}.idempotency_keys (
+    tenant          text NOT NULL,
+    owner           text NOT NULL,
+    idempotency_key text NOT NULL,
+    fingerprint     text,
+    task_id         text NOT NULL,
+    created_at      timestamptz NOT NULL,
+    PRIMARY KEY (tenant, owner, idempotency_key)
+  );
+  CREATE INDEX idempotency_keys_by_age ON ${s}.idempotency_keys (created_at);
+  INSERT INTO ${s}.idempotency_keys (tenant, owner, idempotency_key, fingerprint, task_id, created_at)
+    SELECT tenant, owner, idempotency_key, NULL, id, created_at FROM ${s}.tasks
+    WHERE idempotency_key IS NOT NULL;
+  DROP INDEX ${s}.tasks_idempotency;
+  ALTER TABLE ${s}.tasks DROP COLUMN idempotency_key;
+  `,
 ]

@@ -14,6 +14,7 @@ import type {
   ClaimTasksRequest,
   CreateTaskRequest,
   CreateTaskResult,
+  DeleteExpiredKeysRequest,
   DeleteExpiredTasksRequest,
   DeliveryOutcome,
   ListDeliveriesQuery,
@@ -162,6 +163,14 @@ export class PostgresStore implements Store {
   async deleteExpiredTasks(request: DeleteExpiredTasksRequest): Promise<number> {
     const { rows } = await run<{ n: number }>(this.#pool, this.#retention.deleteExpiredTasks, {
       finished_before: request.finishedBefore,
+      limit: request.limit,
+    })
+    return rows[0]!.n
+  }
+
+  async deleteExpiredIdempotencyKeys(request: DeleteExpiredKeysRequest): Promise<number> {
+    const { rows } = await run<{ n: number }>(this.#pool, this.#retention.deleteExpiredKeys, {
+      older_than_ms: request.olderThanMs,
       limit: request.limit,
     })
     return rows[0]!.n

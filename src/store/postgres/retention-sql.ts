@@ -25,6 +25,18 @@ export const retentionSql = (s: string) => ({
      tasks AS (DELETE FROM ${s}.tasks WHERE id IN (SELECT id FROM doomed) RETURNING id)
      SELECT count(*)::int AS n FROM tasks`,
   ),
+
+  /** A batch of keys past the window, oldest first; SKIP LOCKED passes over a key being taken over. */
+  deleteExpiredKeys: statement(
+    'sb_delete_expired_keys',
+    `WITH doomed AS (
+       SELECT tenant, owner, idempotency_key FROM ${s}.idempotency_keys
+       WHERE created_at <= now() - :older_than_ms::float8 * interval '1 millisecond'
+       ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED),
+     gone AS (DELETE FROM ${s}.idempotency_keys k USING doomed d
+       WHERE k.tenant = d.tenant AND k.owner = d.owner AND k.idempotency_key = d.idempotency_key RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+  ),
 })
 
 export type RetentionSql = ReturnType<typeof retentionSql>

@@ -50,6 +50,15 @@ CREATE TABLE switchboard.events (
     body json NOT NULL
 );
 
+CREATE TABLE switchboard.idempotency_keys (
+    tenant text NOT NULL,
+    owner text NOT NULL,
+    idempotency_key text NOT NULL,
+    fingerprint text,
+    task_id text NOT NULL,
+    created_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE switchboard.migrations (
     version integer NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
@@ -74,7 +83,6 @@ CREATE TABLE switchboard.tasks (
     version integer NOT NULL,
     created_at timestamp with time zone NOT NULL,
     status_at timestamp with time zone NOT NULL,
-    idempotency_key text,
     run_pending boolean DEFAULT true NOT NULL,
     lease_owner text,
     lease_expires_at timestamp with time zone,
@@ -92,6 +100,9 @@ ALTER TABLE ONLY switchboard.deliveries
 
 ALTER TABLE ONLY switchboard.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (task_id, seq);
+
+ALTER TABLE ONLY switchboard.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (tenant, owner, idempotency_key);
 
 ALTER TABLE ONLY switchboard.migrations
     ADD CONSTRAINT migrations_pkey PRIMARY KEY (version);
@@ -112,13 +123,13 @@ CREATE INDEX deliveries_due ON switchboard.deliveries USING btree (next_attempt_
 
 CREATE INDEX deliveries_order ON switchboard.deliveries USING btree (task_id, config_id, seq) WHERE (state = 'pending'::text);
 
+CREATE INDEX idempotency_keys_by_age ON switchboard.idempotency_keys USING btree (created_at);
+
 CREATE INDEX tasks_by_agent ON switchboard.tasks USING btree (tenant, owner, agent, status_at DESC, id DESC);
 
 CREATE INDEX tasks_by_context ON switchboard.tasks USING btree (tenant, owner, context_id);
 
 CREATE INDEX tasks_by_status_time ON switchboard.tasks USING btree (tenant, owner, status_at DESC, id DESC);
-
-CREATE UNIQUE INDEX tasks_idempotency ON switchboard.tasks USING btree (tenant, owner, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
 CREATE INDEX tasks_runnable ON switchboard.tasks USING btree (created_at, id) WHERE run_pending;
 

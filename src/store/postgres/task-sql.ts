@@ -22,23 +22,52 @@ const INSERT_EVENTS = (s: string) => `INSERT INTO ${s}.events (task_id, seq, bod
 
 /** Task creation, appends and reads. `s` is the quoted schema. */
 export const taskSql = (s: string) => ({
-  /**
-   * The idempotency key's unique index decides a race between two creations with the same key:
-   * the second waits for the first to commit, inserts nothing, and then reads the winner.
-   */
   insertTask: statement(
     'sb_insert_task',
     `INSERT INTO ${s}.tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at,
-       idempotency_key, run_pending, lease_owner, lease_expires_at, snapshot)
+       run_pending, lease_owner, lease_expires_at, snapshot)
      VALUES (:id, :tenant, :owner, :agent, :context_id, :state, :version, :created_at, :status_at,
-       :idempotency_key, true, :lease_owner::text, now() + :lease_ms::float8 * interval '1 millisecond', :snapshot)
-     ON CONFLICT (tenant, owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       true, :lease_owner::text, now() + :lease_ms::float8 * interval '1 millisecond', :snapshot)`,
+  ),
+
+  /**
+   * The task row of a creation with an idempotency key, inserted only when the key was claimed:
+   * the key's primary key decides a race between two creations with the same key (the second
+   * waits for the first to commit and claims nothing). A key past the window is taken over here,
+   * compared on the locked row; one whose task is gone is not (a subquery would read the
+   * statement's snapshot, older than a racing winner's task): see dropDanglingKey.
+   */
+  insertKeyedTask: statement(
+    'sb_insert_keyed_task',
+    `WITH claimed AS (
+       INSERT INTO ${s}.idempotency_keys AS k (tenant, owner, idempotency_key, fingerprint, task_id, created_at)
+       VALUES (:tenant, :owner, :idempotency_key, :fingerprint, :id, now())
+       ON CONFLICT (tenant, owner, idempotency_key) DO UPDATE
+         SET fingerprint = excluded.fingerprint, task_id = excluded.task_id, created_at = excluded.created_at
+         WHERE k.created_at <= now() - :window_ms::float8 * interval '1 millisecond'
+       RETURNING 1)
+     INSERT INTO ${s}.tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at,
+       run_pending, lease_owner, lease_expires_at, snapshot)
+     SELECT :id::text, :tenant::text, :owner::text, :agent::text, :context_id::text, :state::text, :version::int,
+       :created_at::timestamptz, :status_at::timestamptz,
+       true, :lease_owner::text, now() + :lease_ms::float8 * interval '1 millisecond', :snapshot::json
+     WHERE EXISTS (SELECT 1 FROM claimed)
      RETURNING id`,
   ),
 
-  taskByIdempotencyKey: statement(
-    'sb_task_by_idempotency_key',
-    `SELECT snapshot FROM ${s}.tasks WHERE tenant = :tenant AND owner = :owner AND idempotency_key = :key`,
+  /** The live key a creation could not claim, with its task (null when that task is gone). */
+  keyedTask: statement(
+    'sb_keyed_task',
+    `SELECT k.fingerprint, k.task_id, t.snapshot FROM ${s}.idempotency_keys k
+     LEFT JOIN ${s}.tasks t ON t.id = k.task_id
+     WHERE k.tenant = :tenant AND k.owner = :owner AND k.idempotency_key = :idempotency_key`,
+  ),
+
+  /** A key whose task retention deleted: it dedupes nothing, so the creation may take it. */
+  dropDanglingKey: statement(
+    'sb_drop_dangling_key',
+    `DELETE FROM ${s}.idempotency_keys
+     WHERE tenant = :tenant AND owner = :owner AND idempotency_key = :idempotency_key AND task_id = :task_id`,
   ),
 
   /**

@@ -6,7 +6,14 @@ import { newId } from '../../model/ids.ts'
 import type { PushTarget } from '../../model/push.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
-import type { AppendRequest, AppendResult, CreateTaskRequest, CreateTaskResult } from '../contract.ts'
+import type {
+  AppendRequest,
+  AppendResult,
+  CreateTaskRequest,
+  CreateTaskResult,
+  IdempotencyKey,
+} from '../contract.ts'
+import { idempotencyConflict } from '../idempotency.ts'
 import { openingEvents } from '../opening.ts'
 import { visible } from '../rows.ts'
 import { runPendingAfter } from '../run-pending.ts'
@@ -34,12 +41,12 @@ interface LockedTask {
 /** createTask: the task row first (the idempotency key may turn it into a read), then the rest. */
 export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promise<CreateTaskResult> =>
   transaction(ctx.pool, async (client): Promise<CreateTaskResult> => {
-    const { header, idempotencyKey, lease } = request
+    const { header, idempotency, lease } = request
     const task = emptyTask(header)
     const events = openingEvents(request, nowIso())
     for (const event of events) applyEvent(task, event)
     const snapshot = JSON.stringify(task)
-    const inserted = await run(client, ctx.sql.insertTask, {
+    const row = {
       id: task.id,
       tenant: task.tenant,
       owner: task.owner,
@@ -49,20 +56,14 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promi
       version: task.version,
       created_at: task.createdAt,
       status_at: task.statusAt,
-      idempotency_key: idempotencyKey ?? null,
       lease_owner: lease?.owner ?? null,
       lease_ms: lease?.ttlMs ?? null,
       snapshot,
-    })
-    if (inserted.rowCount === 0) {
-      const existing = await run<{ snapshot: Task }>(client, ctx.sql.taskByIdempotencyKey, {
-        tenant: header.tenant,
-        owner: header.owner,
-        key: idempotencyKey,
-      })
-      const row = existing.rows[0]
-      if (!row) throw new SwitchboardError('INTERNAL', `idempotency key ${idempotencyKey} lost its task`)
-      return { task: row.snapshot, events: [], created: false, leased: false }
+    }
+    if (idempotency === undefined) await run(client, ctx.sql.insertTask, row)
+    else {
+      const existing = await insertKeyed(client, ctx.sql, row, idempotency)
+      if (existing) return { task: existing, events: [], created: false, leased: false }
     }
     const configs = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
     const outbox = new OutboxRows()
@@ -84,6 +85,39 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promi
     })
     return { task, events, created: true, leased: lease !== undefined }
   })
+
+/**
+ * Inserts the task row if its key is free (or past the window); else returns the key's task when
+ * the request is the one it was recorded for, and refuses any other. A key whose task retention
+ * deleted is dropped and the insert tried once more.
+ */
+const insertKeyed = async (
+  client: pg.PoolClient,
+  sql: TaskSql,
+  row: Record<string, unknown>,
+  idempotency: IdempotencyKey,
+): Promise<Task | undefined> => {
+  const { key, fingerprint, windowMs } = idempotency
+  const keyed = { ...row, idempotency_key: key, fingerprint, window_ms: windowMs }
+  for (let attempt = 0; (await run(client, sql.insertKeyedTask, keyed)).rowCount === 0; attempt += 1) {
+    const scope = { tenant: row.tenant, owner: row.owner, idempotency_key: key }
+    const held = (
+      await run<{ fingerprint: string | null; task_id: string; snapshot: Task | null }>(
+        client,
+        sql.keyedTask,
+        scope,
+      )
+    ).rows[0]
+    if (held?.snapshot) {
+      if (held.fingerprint !== null && held.fingerprint !== fingerprint) throw idempotencyConflict()
+      return held.snapshot
+    }
+    // One round drops a dangling key (or finds the key swept meanwhile); the next one claims it.
+    if (attempt > 0) throw new SwitchboardError('INTERNAL', `idempotency key ${key} lost its task`)
+    if (held) await run(client, sql.dropDanglingKey, { ...scope, task_id: held.task_id })
+  }
+  return undefined
+}
 
 /** append: lock the row, fold each event (applyEvent decides every race), write it all at once. */
 export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise<AppendResult> =>

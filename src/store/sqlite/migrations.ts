@@ -110,4 +110,26 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX api_keys_by_hash ON api_keys (hash);
   `,
+  /*
+   * 6: idempotency keys in a table of their own, with the fingerprint of their request and the
+   * time they were recorded (ms), so a window can expire them and a reuse for another request is
+   * told apart. Keys already stored move over without a fingerprint (they match any request) and
+   * dated by their task. tasks.idempotency_key stays, unused: dropping it would rewrite every task row.
+   */ `
+  CREATE TABLE idempotency_keys (
+    tenant          TEXT NOT NULL,
+    owner           TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint     TEXT,
+    task_id         TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (tenant, owner, idempotency_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+  INSERT INTO idempotency_keys (tenant, owner, idempotency_key, fingerprint, task_id, created_at)
+    SELECT tenant, owner, idempotency_key, NULL, id,
+      CAST(round((julianday(created_at) - 2440587.5) * 86400000) AS INTEGER)
+    FROM tasks WHERE idempotency_key IS NOT NULL;
+  DROP INDEX tasks_idempotency;
+  `,
 ]

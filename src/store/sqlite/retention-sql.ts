@@ -27,6 +27,9 @@ const RETENTION_SQL = {
   deletePushConfigs: `DELETE FROM push_configs WHERE task_id IN (${BATCH})`,
   deleteDeliveries: `DELETE FROM deliveries WHERE task_id IN (${BATCH})`,
   deleteTasks: `DELETE FROM tasks WHERE id IN (${BATCH})`,
+  // Oldest first, by the index on their age; a key's task is not touched.
+  deleteExpiredKeys: `DELETE FROM idempotency_keys WHERE (tenant, owner, idempotency_key) IN
+    (SELECT tenant, owner, idempotency_key FROM idempotency_keys WHERE created_at <= ? ORDER BY created_at LIMIT ?)`,
 }
 
 export type RetentionSql = Record<keyof typeof RETENTION_SQL, Database.Statement>

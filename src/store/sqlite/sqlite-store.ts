@@ -14,6 +14,7 @@ import type {
   ClaimTasksRequest,
   CreateTaskRequest,
   CreateTaskResult,
+  DeleteExpiredKeysRequest,
   DeleteExpiredTasksRequest,
   DeliveryOutcome,
   ListDeliveriesQuery,
@@ -215,6 +216,12 @@ export class SqliteStore implements Store {
 
   async deleteExpiredTasks(request: DeleteExpiredTasksRequest): Promise<number> {
     return this.#commit.write(() => deleteExpiredTasks(this.#retention, request))
+  }
+
+  async deleteExpiredIdempotencyKeys(request: DeleteExpiredKeysRequest): Promise<number> {
+    return this.#commit.write(
+      () => this.#retention.deleteExpiredKeys.run(Date.now() - request.olderThanMs, request.limit).changes,
+    )
   }
 
   // ── push outbox ───────────────────────────────────────────────────────────

@@ -5,11 +5,17 @@ import { prepareAll } from './db.ts'
 /** Task creation, appends and reads, prepared once. */
 const TASK_SQL = {
   ping: 'SELECT 1',
-  taskByIdempotencyKey: 'SELECT snapshot FROM tasks WHERE tenant = ? AND owner = ? AND idempotency_key = ?',
+  idempotencyKey: `SELECT fingerprint, task_id, created_at FROM idempotency_keys
+    WHERE tenant = ? AND owner = ? AND idempotency_key = ?`,
+  // A key that expired, or whose task is gone, is taken over by the new task.
+  putIdempotencyKey: `INSERT INTO idempotency_keys (tenant, owner, idempotency_key, fingerprint, task_id, created_at)
+    VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (tenant, owner, idempotency_key) DO UPDATE SET
+      fingerprint = excluded.fingerprint, task_id = excluded.task_id, created_at = excluded.created_at`,
   // Positional parameters throughout: binding by name costs a third more on these hot statements.
   insertTask: `INSERT INTO tasks
-    (id, tenant, owner, agent, context_id, state, version, created_at, status_at, idempotency_key, run_pending, lease_owner, lease_expires_at, snapshot)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+    (id, tenant, owner, agent, context_id, state, version, created_at, status_at, run_pending, lease_owner, lease_expires_at, snapshot)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
   // The snapshot column is last in the row and not read: its overflow pages stay on disk.
   taskHead: 'SELECT state, tenant, owner, lease_owner, version FROM tasks WHERE id = ?',
   taskHeadAndSnapshot: 'SELECT state, tenant, owner, lease_owner, version, snapshot FROM tasks WHERE id = ?',

@@ -5,9 +5,16 @@ import { applyEvent, assertNotTerminal, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
 import { notifies, type PushConfig, type PushTarget } from '../../model/push.ts'
 import type { TaskState } from '../../model/states.ts'
-import type { Task } from '../../model/task.ts'
+import type { Task, TaskHeader } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
-import type { AppendRequest, AppendResult, CreateTaskRequest, CreateTaskResult } from '../contract.ts'
+import type {
+  AppendRequest,
+  AppendResult,
+  CreateTaskRequest,
+  CreateTaskResult,
+  IdempotencyKey,
+} from '../contract.ts'
+import { idempotencyConflict } from '../idempotency.ts'
 import { openingEvents } from '../opening.ts'
 import { outboxRows, toPushConfig, visible } from '../rows.ts'
 import { runPendingAfter } from '../run-pending.ts'
@@ -37,13 +44,18 @@ type TaskOwner = Pick<Task, 'id' | 'tenant' | 'owner'>
 const SNAPSHOT_EVERY = 64
 
 export const createTask = (ctx: WriteContext, request: CreateTaskRequest): CreateTaskResult => {
-  const { header, idempotencyKey } = request
-  if (idempotencyKey !== undefined) {
-    const existing = ctx.tasks.taskByIdempotencyKey.get(header.tenant, header.owner, idempotencyKey) as
-      | { snapshot: string }
-      | undefined
-    if (existing)
-      return { task: currentTask(ctx.tasks, existing.snapshot), events: [], created: false, leased: false }
+  const { header, idempotency } = request
+  if (idempotency !== undefined) {
+    const existing = keyedTask(ctx, header, idempotency)
+    if (existing) return { task: existing, events: [], created: false, leased: false }
+    ctx.tasks.putIdempotencyKey.run(
+      header.tenant,
+      header.owner,
+      idempotency.key,
+      idempotency.fingerprint,
+      header.id,
+      Date.now(),
+    )
   }
   const task = emptyTask(header)
   const events = openingEvents(request, nowIso())
@@ -59,7 +71,6 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Creat
     task.version,
     task.createdAt,
     task.statusAt,
-    idempotencyKey ?? null,
     lease?.owner ?? null,
     lease ? Date.now() + lease.ttlMs : null,
     JSON.stringify(task),
@@ -72,6 +83,21 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Creat
     for (const event of events) enqueueDeliveries(ctx, task.id, configs, event, snapshot)
   }
   return { task, events, created: true, leased: lease !== undefined }
+}
+
+/**
+ * The task a live key stands for, when the request is the one it was recorded for (a key from
+ * before fingerprints matches any); another request under a live key is refused.
+ */
+const keyedTask = (ctx: WriteContext, header: TaskHeader, idempotency: IdempotencyKey): Task | undefined => {
+  const held = ctx.tasks.idempotencyKey.get(header.tenant, header.owner, idempotency.key) as
+    | { fingerprint: string | null; task_id: string; created_at: number }
+    | undefined
+  if (!held || held.created_at <= Date.now() - idempotency.windowMs) return undefined
+  const row = ctx.tasks.snapshotById.get(held.task_id) as { snapshot: string } | undefined
+  if (!row) return undefined
+  if (held.fingerprint !== null && held.fingerprint !== idempotency.fingerprint) throw idempotencyConflict()
+  return currentTask(ctx.tasks, row.snapshot)
 }
 
 /**

@@ -46,30 +46,6 @@ export const taskCases = (store: CurrentStore): void => {
       assert.deepEqual(await store().readEvents(task.id, 0), result.events)
     })
 
-    it('returns the existing task with created: false for an idempotency key already used in the scope', async () => {
-      const first = await create(store(), { idempotencyKey: 'key-1', input: { n: 1 } })
-      const again = await create(store(), { idempotencyKey: 'key-1', input: { n: 2 } })
-      assert.equal(again.created, false)
-      assert.equal(again.leased, false)
-      assert.deepEqual(again.events, [])
-      assertSameTask(again.task, first.task)
-      const page = await store().listTasks(SCOPE, { pageSize: 10 })
-      assert.equal(page.totalSize, 1)
-      // The key is per scope: another owner using it gets a task of its own.
-      for (const scope of FOREIGN_SCOPES) {
-        const other = await create(store(), { idempotencyKey: 'key-1', header: scope })
-        assert.equal(other.created, true)
-        assert.notEqual(other.task.id, first.task.id)
-      }
-    })
-
-    it('creates one task when many requests race with the same idempotency key', async () => {
-      const results = await Promise.all(range(12).map(() => create(store(), { idempotencyKey: 'race-key' })))
-      assert.equal(results.filter((r) => r.created).length, 1)
-      assert.equal(new Set(results.map((r) => r.task.id)).size, 1)
-      assert.equal((await store().listTasks(SCOPE, { pageSize: 50 })).totalSize, 1)
-    })
-
     it('grants the lease in the same transaction when asked', async () => {
       const leased = await create(store(), { lease: { owner: 'runner-1', ttlMs: 60_000 } })
       assert.equal(leased.leased, true)
