@@ -18,6 +18,7 @@ import {
 import { ExtensionSupportRequiredError } from '@a2a-js/sdk/errors'
 import { defineAgent } from '../../src/agent/define.ts'
 import { demoAgents } from '../../src/demo/index.ts'
+import { formatExtensions, parseExtensions } from '../../src/dialects/a2a/wire/service-parameters.ts'
 import { CITATIONS, guarded, OLD_CITATIONS, offering, runs, SIGNED } from '../fixtures/extension-agents.ts'
 import { checkA2a } from '../helpers/a2a-schema.ts'
 import { getTask, sendMessage, streamMessage, subscribe, taskCount } from './binding-calls.ts'
@@ -205,6 +206,16 @@ describe('extensions and the Clawpedia dialect', () => {
     assert.equal(created.status, 202)
     const stream = await readSse(`${server.base('offering')}/tasks/${created.body.task_id}/stream`)
     assert.deepEqual(JSON.parse(stream.events.at(-1)!.data).output, { extensions: [] })
+  })
+})
+
+describe('the A2A-Extensions value', () => {
+  it('is comma-separated, across header lines too; blanks and repeats are dropped', () => {
+    assert.deepEqual(parseExtensions(undefined), [])
+    assert.deepEqual(parseExtensions(' , '), [])
+    assert.deepEqual(parseExtensions(`${SIGNED} ,${CITATIONS},${SIGNED}`), [SIGNED, CITATIONS])
+    assert.deepEqual(parseExtensions([CITATIONS, ` ${SIGNED}, ${CITATIONS}`]), [CITATIONS, SIGNED])
+    assert.equal(formatExtensions([SIGNED, CITATIONS]), `${SIGNED},${CITATIONS}`)
   })
 })
 
