@@ -18,6 +18,7 @@ import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
+import { type ArtifactOptions, inlineFileBytesOf } from './artifacts.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
 import { clientErrorHandler } from './client-errors.ts'
@@ -71,6 +72,8 @@ export interface SwitchboardOptions {
   bodyLimit?: number
   /** Header, request and keep-alive timeouts and the connection cap (docs/limits.md). */
   connections?: ConnectionOptions
+  /** How artifacts are sent: `inlineFileBytes`, the largest file sent in the part itself. */
+  artifacts?: ArtifactOptions
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
   a2a?: { assumeVersionWhenMissing?: boolean }
   /** Who may call: authenticators and whether callers without credentials are served. */
@@ -149,6 +152,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     options.access ?? {},
     definitions.map((agent) => agent.slug),
   )
+  const inlineFileBytes = inlineFileBytesOf(options.artifacts)
   const host = options.host ?? DEFAULTS.host
   const identity = identityWithTls(options.identity, options.tls)
   const exposed = checkExposure({
@@ -210,6 +214,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     fetchFile: createFileFetcher(dispatcher),
     onOutboxWrite: () => worker.wake(),
     defaultPushTargets: clawpediaDefaultTargets,
+    inlineFileBytes,
     ...(limits.openTasks > 0 && { maxOpenTasks: limits.openTasks }),
     ...options.engine,
     replicaId,

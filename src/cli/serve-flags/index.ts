@@ -1,5 +1,6 @@
 import { accessFlags } from './access.ts'
 import { apiKeyFlags } from './api-keys.ts'
+import { artifactsFlags } from './artifacts.ts'
 import { cardSigningFlags } from './card-signing.ts'
 import { connectionsFlags } from './connections.ts'
 import type { ServeFlagGroup } from './group.ts'
@@ -20,4 +21,5 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   cardSigningFlags,
   accessFlags,
   retentionFlags,
+  artifactsFlags,
 ]
