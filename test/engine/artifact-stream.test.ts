@@ -19,7 +19,7 @@ import { DEFAULT_SCOPE as scope } from '../../src/model/task.ts'
 import type { Store } from '../../src/store/contract.ts'
 import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
 import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
-import { interruptedTellerAgent, tellerAgent } from '../fixtures/chunk-agents.ts'
+import { hold, interruptedTellerAgent, release, TOKENS, tellerAgent } from '../fixtures/chunk-agents.ts'
 
 /** Tries `write` and reports how it failed: what a handler sees past a limit. */
 const refusal = async (write: () => Promise<unknown>): Promise<string | null> => {
@@ -246,5 +246,58 @@ describe('ctx.artifactStream', () => {
     assert.equal(done.state, 'COMPLETED')
     assert.match(String(done.output?.over), /^RangeError: a streamed artifact is limited to 65536 chunks/)
     assert.deepEqual(done.artifacts[0]?.stream, { chunks: LIMITS.artifactChunks, done: true })
+  })
+})
+
+describe('a streamed artifact across a restart', () => {
+  it('goes on where it was: the re-run skips the recorded pieces and writes the rest', async () => {
+    const retrying = defineAgent({ ...tellerAgent, slug: 'retrying-teller', retryable: true })
+    const shared = createMemoryStore()
+    const start = async () => {
+      const engine = new Engine({
+        store: shared,
+        bus: new LocalBus(),
+        agents: new AgentRegistry([retrying]),
+        singleProcess: true,
+        shutdownGraceMs: 10,
+      })
+      await engine.start()
+      return engine
+    }
+    const gate = `restart-${Date.now()}`
+    hold(gate)
+    const first = await start()
+    const { task } = await first.submit({
+      caller: ANONYMOUS,
+      agent: 'retrying-teller',
+      input: { hold: gate, hold_after: 4 },
+    })
+    // Until four pieces are in the log: the handler then waits on the gate, and the server stops.
+    const stop = new AbortController()
+    let pieces = 0
+    for await (const { event } of await first.followTask(scope, task.id, {
+      afterSeq: 0,
+      signal: stop.signal,
+    })) {
+      if (event.kind === 'chunk' && ++pieces === 4) break
+    }
+    stop.abort()
+    await first.stop()
+    release(gate)
+    const second = await start()
+    try {
+      const done = await second.waitFor(scope, task.id, isTerminal)
+      assert.equal(done.state, 'COMPLETED')
+      const story = done.artifacts[0] as Artifact & { type: 'text' }
+      assert.equal(done.artifacts.length, 1)
+      assert.equal(story.text, TOKENS.join(''), 'no piece lost, none twice')
+      assert.deepEqual(
+        chunksOf(await shared.readEvents(task.id, 0)).map((c) => c.text),
+        [...TOKENS, ''],
+      )
+    } finally {
+      await second.stop()
+      await shared.close()
+    }
   })
 })
