@@ -31,6 +31,7 @@ export type { HeartbeatOptions, PollOptions, ReconnectOptions } from './client/f
 export type { SendInput } from './client/payload.ts'
 export { type EventsOptions, type FollowMode, TaskHandle } from './client/task-handle.ts'
 export type {
+  ArtifactChunk,
   CallOptions,
   InterfaceKind,
   OutgoingMessage,

@@ -34,6 +34,32 @@ export type ArtifactSpec = ArtifactCommon &
     | { type: 'file'; filename: string; mediaType: string; bytes: Uint8Array | string }
   )
 
+/** What `ctx.artifactStream` opens: a text artifact written piece by piece (a model's tokens). */
+export interface ArtifactStreamSpec extends ArtifactCommon {
+  /** Streams are text; the field is there so a spec reads like `ctx.artifact`'s. */
+  type?: 'text'
+  mediaType?: string
+}
+
+/**
+ * An open streamed artifact. Each piece is an event of its own, durable before anyone sees it and
+ * streamed as it comes (A2A: an artifactUpdate with `append`; Clawpedia: an `artifact.update`
+ * frame with the piece); the task shows the text so far. Calls resolve once accepted, as `log`
+ * does, and reject past the limits (docs/limits.md) or once the task is over.
+ */
+export interface ArtifactStream {
+  /** The artifact's id (A2A artifactId). */
+  readonly id: string
+  /** Appends a piece of text. An empty piece writes nothing. */
+  append(text: string): Promise<void>
+  /**
+   * Appends the last piece (or none): the artifact is complete (A2A `lastChunk`). A stream left
+   * open when the handler returns or fails is ended with the task's outcome; one left open by a
+   * question (`ask`) goes on when the handler runs again.
+   */
+  end(text?: string): Promise<void>
+}
+
 /** What `ctx.requireAuth` asks the caller to do. */
 export interface AuthRequest extends AuthRequirement {
   /**
@@ -48,10 +74,10 @@ export interface AuthRequest extends AuthRequirement {
  *
  * Durable replay: when a task resumes (an answer arrived, or the server restarted), the handler
  * runs again from the start. `ask` returns the answers already recorded, in order, and suspends at
- * the first unanswered question; `log` and `artifact` calls already recorded by earlier runs are
- * recognised by their position and not emitted twice. So a handler must make the same calls in
- * the same order for the same input and answers: keep side effects after the last `ask`, or make
- * them idempotent. `requireAuth` replays like `ask`: both are questions, answered in order.
+ * the first unanswered question; `log`, `artifact` and `artifactStream` calls (and a stream's
+ * pieces) already recorded by earlier runs are recognised by their position and not emitted
+ * twice. So a handler must make the same calls in the same order for the same input and answers:
+ * keep side effects after the last `ask`, or make them idempotent. `requireAuth` replays like `ask`: both are questions, answered in order.
  */
 export interface TaskContext {
   readonly taskId: string
@@ -88,6 +114,12 @@ export interface TaskContext {
    * hundreds of writes faster than the store commits them waits for them.
    */
   artifact(spec: ArtifactSpec): Promise<Artifact>
+  /**
+   * Opens a text artifact to write piece by piece (see ArtifactStream). It takes its place among
+   * the task's artifacts at once, empty. On a replay it is recognised by position like `artifact`,
+   * and so are its pieces: those already recorded are not written again.
+   */
+  artifactStream(spec?: ArtifactStreamSpec): Promise<ArtifactStream>
   /**
    * Asks the client for more input: the task goes INPUT_REQUIRED with `prompt`. Resolves with the
    * answer (validated against `schema`, or the agent's input schema) once it arrives.

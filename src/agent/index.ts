@@ -1,4 +1,12 @@
-export type { ArtifactSpec, AuthRequest, FetchedFile, LogLevelName, TaskContext } from './context.ts'
+export type {
+  ArtifactSpec,
+  ArtifactStream,
+  ArtifactStreamSpec,
+  AuthRequest,
+  FetchedFile,
+  LogLevelName,
+  TaskContext,
+} from './context.ts'
 export {
   type AgentDefinition,
   AgentError,

@@ -39,7 +39,9 @@ const follow = async (handle: TaskHandle, out: Output, live: boolean): Promise<n
   try {
     for await (const update of handle.events({ until: 'settled' })) {
       if (update.type === 'status') out.progress(`task ${handle.id}: ${update.task.state}`)
-      if (live) out.line(update, describeUpdate(update))
+      // A streamed artifact is one line when it is complete, not one per piece (--json: every one).
+      const piece = update.type === 'artifact' && update.chunk !== undefined && !update.chunk.last
+      if (live && (out.json || !piece)) out.line(update, describeUpdate(update))
     }
   } finally {
     out.done()

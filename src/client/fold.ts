@@ -39,9 +39,10 @@ export class TaskFolder {
       case 'log':
         return [{ type: 'log', level: item.level, message: item.message, at: item.at }]
       case 'artifact': {
-        const artifact = item.append ? this.#appended(item.artifact) : item.artifact
         if (item.output) this.#task = { ...this.#task, output: item.output }
-        return this.#noteArtifact(artifact)
+        return item.append
+          ? this.#appendChunk(item.artifact, item.lastChunk === true)
+          : this.#noteArtifact(item.artifact)
       }
       case 'artifact-ref': {
         if (this.#artifacts.has(item.artifactId)) return []
@@ -79,19 +80,36 @@ export class TaskFolder {
   #noteArtifact(artifact: RemoteArtifact): TaskUpdate[] {
     const seen = this.#artifacts.get(artifact.id)
     if (seen && isDeepStrictEqual(seen, artifact)) return []
-    this.#artifacts.set(artifact.id, artifact)
-    const artifacts = (this.#task.artifacts ?? []).filter((a) => a.id !== artifact.id)
-    this.#task = { ...this.#task, artifacts: [...artifacts, artifact] }
+    this.#keep(artifact)
     return [{ type: 'artifact', artifact }]
   }
 
-  /** A2A chunked artifacts: text chunks join up; any other part type replaces what came before. */
-  #appended(chunk: RemoteArtifact): RemoteArtifact {
-    const seen = this.#artifacts.get(chunk.id)
-    if ((seen?.type === 'text' || seen?.type === 'log') && seen.type === chunk.type) {
-      return { ...seen, text: seen.text + chunk.text }
+  /** The artifact as now known: in the task's list, in place of what it was. */
+  #keep(artifact: RemoteArtifact): void {
+    const had = this.#artifacts.has(artifact.id)
+    this.#artifacts.set(artifact.id, artifact)
+    const list = this.#task.artifacts ?? []
+    const artifacts = had
+      ? list.map((a) => (a.id === artifact.id ? artifact : a))
+      : [...list.filter((a) => a.id !== artifact.id), artifact]
+    this.#task = { ...this.#task, artifacts }
+  }
+
+  /**
+   * A piece of a streamed artifact: text joins the text seen so far (one piece of an artifact not
+   * seen in this iteration, as after `events({ after })`, starts it); any other part type replaces
+   * what came before. Always an update, even an empty last piece: it says the artifact is complete.
+   * Pieces are never applied twice: the stream's ids drop repeats.
+   */
+  #appendChunk(piece: RemoteArtifact, last: boolean): TaskUpdate[] {
+    if (piece.type !== 'text' && piece.type !== 'log') {
+      this.#keep(piece)
+      return [{ type: 'artifact', artifact: piece }]
     }
-    return chunk
+    const seen = this.#artifacts.get(piece.id)
+    const artifact = seen && seen.type === piece.type ? { ...seen, text: seen.text + piece.text } : piece
+    this.#keep(artifact)
+    return [{ type: 'artifact', artifact, chunk: { text: piece.text, last } }]
   }
 
   #next(): RemoteTask {

@@ -72,11 +72,24 @@ export interface RemoteTask {
   extensions?: string[]
 }
 
-/** What `TaskHandle.events()` yields: a discriminated union on `type`; `id` is the stream's event id. */
+/**
+ * One piece of a streamed text artifact (A2A `append`, a Clawpedia `artifact.update` frame with
+ * `append`): the text it added, and whether it completed the artifact (A2A `lastChunk`).
+ */
+export interface ArtifactChunk {
+  text: string
+  last: boolean
+}
+
+/**
+ * What `TaskHandle.events()` yields: a discriminated union on `type`; `id` is the stream's event id.
+ * An update of a streamed artifact has `chunk`, the piece it appended; `artifact` is then the
+ * artifact reassembled so far.
+ */
 export type TaskUpdate =
   | { type: 'status'; task: RemoteTask; id?: string }
   | { type: 'log'; level: LogLevel; message: string; at: string; id?: string }
-  | { type: 'artifact'; artifact: RemoteArtifact; id?: string }
+  | { type: 'artifact'; artifact: RemoteArtifact; chunk?: ArtifactChunk; id?: string }
 
 /** A message to send, in the model's part shapes (`text()`, `data()`, `file()` build parts). */
 export interface OutgoingMessage {
@@ -136,7 +149,14 @@ export type WireItem =
       error?: TaskError
     }
   | { kind: 'log'; level: LogLevel; message: string; at: string }
-  | { kind: 'artifact'; artifact: RemoteArtifact; append?: boolean; output?: JsonObject }
+  | {
+      kind: 'artifact'
+      artifact: RemoteArtifact
+      /** A piece to append to the artifact with this id, rather than the artifact (or its start). */
+      append?: boolean
+      lastChunk?: boolean
+      output?: JsonObject
+    }
   | { kind: 'artifact-ref'; artifactId: string }
   | { kind: 'ping' }
 

@@ -21,7 +21,9 @@ export interface AdmissionOptions {
   committed: (taskId: string, events: readonly TaskEvent[], task?: Task) => void
   fetchFile: FileFetcher
   /** What one task's artifacts may take in all (LIMITS.taskArtifactBytes by default). */
-  taskArtifactBytes?: number
+  taskArtifactBytes?: number | undefined
+  /** Files up to this size keep their bytes inline (LIMITS.inlineFileBytes by default). */
+  inlineFileBytes?: number | undefined
   logger: EngineLogger
 }
 
@@ -220,9 +222,8 @@ export class Admission {
       owner,
       committed,
       fetchFile: this.#options.fetchFile,
-      ...(this.#options.taskArtifactBytes !== undefined && {
-        taskArtifactBytes: this.#options.taskArtifactBytes,
-      }),
+      taskArtifactBytes: this.#options.taskArtifactBytes,
+      inlineFileBytes: this.#options.inlineFileBytes,
     })
     this.#runs.set(task.id, run)
     try {

@@ -1,4 +1,4 @@
-import type { ArtifactSpec } from '../agent/context.ts'
+import type { ArtifactSpec, ArtifactStreamSpec } from '../agent/context.ts'
 import type { Artifact } from '../model/artifacts.ts'
 import { newId } from '../model/ids.ts'
 import { nowIso } from '../model/time.ts'
@@ -18,17 +18,25 @@ export const storedBytesOf = (artifact: Artifact): number => {
   }
 }
 
+const commonOf = (taskId: string, spec: { name?: string; description?: string }): Artifact => {
+  const common = { id: newId(), taskId, createdAt: nowIso() } as Artifact
+  if (spec.name !== undefined) common.name = spec.name
+  if (spec.description !== undefined) common.description = spec.description
+  return common
+}
+
 /**
  * The artifact a handler's `ctx.artifact(spec)` records, checked against the limits, and a file's
- * bytes. Object.assign onto `common`, not `{ ...common, … }`: see stampEvent on V8's slow path.
+ * bytes to store beside it — unless the file is at most `inlineFileBytes`, whose bytes go inline
+ * (`raw`) instead. Object.assign onto `common`, not `{ ...common, … }`: see stampEvent on V8's
+ * slow path.
  */
 export const buildArtifact = (
   taskId: string,
   spec: ArtifactSpec,
+  options: { inlineFileBytes?: number } = {},
 ): { artifact: Artifact; bytes?: Uint8Array } => {
-  const common = { id: newId(), taskId, createdAt: nowIso() } as Artifact
-  if (spec.name !== undefined) common.name = spec.name
-  if (spec.description !== undefined) common.description = spec.description
+  const common = commonOf(taskId, spec)
   switch (spec.type) {
     case 'text':
     case 'log': {
@@ -76,10 +84,27 @@ export const buildArtifact = (
         filename: spec.filename,
         mediaType: spec.mediaType,
         size: bytes.byteLength,
-      }) as Artifact
+      }) as Artifact & { type: 'file' }
+      const inline = options.inlineFileBytes ?? LIMITS.inlineFileBytes
+      if (inline > 0 && bytes.byteLength <= inline) {
+        artifact.raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
+        return { artifact }
+      }
       return { artifact, bytes }
     }
     default:
       throw new TypeError(`unknown artifact type "${(spec as { type: unknown }).type}"`)
   }
+}
+
+/** The empty text artifact `ctx.artifactStream(spec)` opens. */
+export const buildStreamArtifact = (taskId: string, spec: ArtifactStreamSpec = {}): Artifact => {
+  if (spec.type !== undefined && spec.type !== 'text')
+    throw new TypeError(`a streamed artifact is text, not "${String(spec.type)}"`)
+  const artifact = Object.assign(commonOf(taskId, spec), { type: 'text', text: '' }) as Artifact & {
+    type: 'text'
+  }
+  if (spec.mediaType) artifact.mediaType = spec.mediaType
+  artifact.stream = { chunks: 0, done: false }
+  return artifact
 }

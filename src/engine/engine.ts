@@ -7,13 +7,14 @@ import type { JsonObject, TaskEvent } from '../model/events.ts'
 import { fold, headerOf } from '../model/fold.ts'
 import { newId } from '../model/ids.ts'
 import type { Message, Metadata } from '../model/parts.ts'
-import type { PushConfig, PushTarget } from '../model/push.ts'
+import { mayNotify, type PushConfig, type PushTarget } from '../model/push.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../model/states.ts'
 import type { Scope, Task } from '../model/task.ts'
 import { nowIso } from '../model/time.ts'
 import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
+import { readArtifact } from './artifact-content.ts'
 import { recordedCaller } from './caller.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
@@ -42,6 +43,8 @@ export interface EngineOptions {
   fetchFile?: FileFetcher
   /** What one task's artifacts may take in all; default LIMITS.taskArtifactBytes (256 MiB). */
   taskArtifactBytes?: number
+  /** Files up to this size keep their bytes inline (A2A: a `raw` part); default LIMITS.inlineFileBytes. */
+  inlineFileBytes?: number
   /** Called when the push outbox may have new due rows (status or artifact events, a retried delivery). */
   onOutboxWrite?: () => void
   /** Where every task of an agent notifies besides the targets its request names (deployment configuration). */
@@ -126,7 +129,8 @@ export class Engine {
       shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
       committed: (taskId, events, task) => this.#committed(taskId, events, task),
       fetchFile: options.fetchFile ?? refuseFetch,
-      ...(options.taskArtifactBytes !== undefined && { taskArtifactBytes: options.taskArtifactBytes }),
+      taskArtifactBytes: options.taskArtifactBytes,
+      inlineFileBytes: options.inlineFileBytes,
       logger: this.#logger,
     })
   }
@@ -340,12 +344,8 @@ export class Engine {
   }
 
   async getArtifact(scope: Caller, artifactId: string): Promise<StoredArtifact> {
-    const stored = await this.#store.getArtifact(scope, artifactId)
-    const visible =
-      stored !== undefined &&
-      (scope.agent === undefined ||
-        (await this.#store.getTask(scope, stored.artifact.taskId))?.agent === scope.agent)
-    if (!stored || !visible) throw new SwitchboardError('ARTIFACT_NOT_FOUND', `no artifact ${artifactId}`)
+    const stored = await readArtifact(this.#store, scope, artifactId)
+    if (!stored) throw new SwitchboardError('ARTIFACT_NOT_FOUND', `no artifact ${artifactId}`)
     return stored
   }
 
@@ -380,7 +380,7 @@ export class Engine {
 
   #committed(taskId: string, events: readonly TaskEvent[], task?: Task): void {
     this.#bus.publish(taskId, events, task)
-    if (this.#options.onOutboxWrite && events.some((e) => e.kind === 'status' || e.kind === 'artifact')) {
+    if (this.#options.onOutboxWrite && events.some(mayNotify)) {
       this.#options.onOutboxWrite()
     }
   }

@@ -10,6 +10,18 @@ export const LIMITS = {
   /** file artifacts are stored as blobs beside the log. */
   fileArtifactBytes: 64 * 1024 * 1024,
   /**
+   * A file artifact this size or smaller keeps its bytes inline (A2A sends them as a `raw` part);
+   * larger ones are links to the content endpoint. The engine option `inlineFileBytes` (server:
+   * `artifacts.inlineFileBytes`) changes it, up to `inlineArtifactBytes`; 0 turns it off.
+   */
+  inlineFileBytes: 64 * 1024,
+  /**
+   * The chunks one streamed artifact (`ctx.artifactStream`) may have, the last included. Its text
+   * is an inline artifact: `inlineArtifactBytes` bounds it in all, and it counts towards
+   * `taskArtifactBytes`.
+   */
+  artifactChunks: 65_536,
+  /**
    * The artifacts one task may store in all (file bytes and inline content): past it a handler's
    * `ctx.artifact` rejects, like the per-artifact limits. The engine option `taskArtifactBytes`
    * lowers or raises it.

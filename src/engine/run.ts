@@ -1,7 +1,6 @@
-import type { ArtifactSpec, AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
+import type { AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
 import { type AgentError, agentErrorKind } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
-import type { Artifact } from '../model/artifacts.ts'
 import { creatorOf } from '../model/caller.ts'
 import { isSwitchboardError, SwitchboardError, type TaskError } from '../model/errors.ts'
 import type { EventBody, JsonObject, LogLevel, StatusEvent, TaskEvent } from '../model/events.ts'
@@ -11,10 +10,10 @@ import type { Answer, Task } from '../model/task.ts'
 import { assertValidSchema } from '../schema/json-schema.ts'
 import type { Store } from '../store/contract.ts'
 import { authRequiredStatus } from './auth-required.ts'
-import { buildArtifact, storedBytesOf } from './build-artifact.ts'
 import { frozenCaller } from './caller.ts'
 import { LIMITS } from './limits.ts'
 import type { HostedAgent } from './registry.ts'
+import { RunArtifacts } from './run-artifacts.ts'
 
 /** Thrown out of `ctx.ask` when the question is unanswered: this run ends, a later one resumes. */
 export class TaskSuspended extends Error {
@@ -38,6 +37,8 @@ export interface TaskRunOptions {
   fetchFile: FileFetcher
   /** What the task's artifacts may take in all (LIMITS.taskArtifactBytes by default). */
   taskArtifactBytes?: number
+  /** Files up to this size keep their bytes inline (LIMITS.inlineFileBytes by default). */
+  inlineFileBytes?: number
 }
 
 interface PendingWrite {
@@ -89,10 +90,8 @@ export class TaskRun {
   /** Set once the run writes its own outcome: its own terminal status is no cancellation. */
   #ending = false
   #logsSeen = 0
-  #artifactsSeen = 0
-  /** What the task's artifacts take so far: counted from the recorded ones at the first new one. */
-  #artifactBytes: number | undefined
   #asksSeen = 0
+  readonly #artifacts: RunArtifacts
   #released = false
   /** The first error the store failed a write with (not a refusal): the run cannot finish. */
   #writeFailure: unknown
@@ -101,6 +100,12 @@ export class TaskRun {
     this.#options = options
     this.taskId = options.task.id
     this.agentSlug = options.task.agent
+    this.#artifacts = new RunArtifacts({
+      task: options.task,
+      accept: (body, blob) => this.#accept(body, blob),
+      taskArtifactBytes: options.taskArtifactBytes,
+      inlineFileBytes: options.inlineFileBytes,
+    })
   }
 
   get signal(): AbortSignal {
@@ -227,9 +232,13 @@ export class TaskRun {
     return failed({ code: 'AGENT_ERROR', message: message || 'the agent handler failed' })
   }
 
-  /** Writes the final status (a refusal or a failure to write it reaches execute()). */
+  /**
+   * Writes the final status (a refusal or a failure to write it reaches execute()), after the last
+   * chunk of every stream the handler left open, in the same batch: a stream always ends.
+   */
   async #finish(status: EventBody): Promise<void> {
     this.#ending = true
+    for (const last of this.#artifacts.closeStreams()) void handled(this.#write(last))
     await this.#write(status, undefined, true)
   }
 
@@ -249,7 +258,8 @@ export class TaskRun {
       caller,
       extensions: Object.freeze([...(task.extensions ?? [])]),
       log: (level, message) => handled(this.#log(level, message)),
-      artifact: (spec) => handled(this.#artifact(spec)),
+      artifact: (spec) => handled(this.#artifacts.artifact(spec)),
+      artifactStream: (spec) => handled(this.#artifacts.stream(spec)),
       ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),
       requireAuth: (request) => handled(this.#requireAuth(request)),
       fetchFile: (url, options) =>
@@ -264,23 +274,6 @@ export class TaskRun {
     let text = String(message)
     if (text.length > LIMITS.logMessageChars) text = `${text.slice(0, LIMITS.logMessageChars)}… [truncated]`
     await this.#accept({ kind: 'log', level: upper, message: text })
-  }
-
-  async #artifact(spec: ArtifactSpec): Promise<Artifact> {
-    const index = this.#artifactsSeen++
-    const recorded = this.#options.task.artifacts[index]
-    if (recorded) return recorded
-    const { artifact, bytes } = buildArtifact(this.taskId, spec)
-    const limit = this.#options.taskArtifactBytes ?? LIMITS.taskArtifactBytes
-    this.#artifactBytes ??= this.#options.task.artifacts.reduce((sum, a) => sum + storedBytesOf(a), 0)
-    const total = this.#artifactBytes + storedBytesOf(artifact)
-    if (total > limit)
-      throw new RangeError(
-        `the artifacts of a task are limited to ${limit} bytes in all; this one would make ${total}`,
-      )
-    this.#artifactBytes = total
-    await this.#accept({ kind: 'artifact', artifact }, bytes)
-    return artifact
   }
 
   async #ask(prompt: string, schema: JsonObject | undefined): Promise<Answer> {

@@ -39,6 +39,19 @@ export interface ArtifactEvent {
 }
 
 /**
+ * A piece of a streamed text artifact, appended to the text of the artifact `artifactId` opened
+ * (an `artifact` event with `stream`). Its own event, not an artifact event: at token rates the
+ * log holds one per token, so it carries only what the fold needs.
+ */
+export interface ChunkEvent {
+  kind: 'chunk'
+  artifactId: string
+  text: string
+  /** The artifact's last chunk: it is complete, and nothing is appended after it. */
+  lastChunk: boolean
+}
+
+/**
  * Input to the task. The first input event is the task's input; every later one answers the
  * agent's pending question (INPUT_REQUIRED) and resumes the task.
  */
@@ -50,7 +63,7 @@ export interface InputEvent {
   message?: Message
 }
 
-export type EventBody = StatusEvent | LogEvent | ArtifactEvent | InputEvent
+export type EventBody = StatusEvent | LogEvent | ArtifactEvent | ChunkEvent | InputEvent
 
 /** An event as stored: `seq` is the per-task sequence (1, 2, 3 …), the SSE `id:` of every stream. */
 export type TaskEvent = EventBody & { seq: number; at: string }

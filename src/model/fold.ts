@@ -1,5 +1,5 @@
 import { SwitchboardError } from './errors.ts'
-import type { TaskEvent } from './events.ts'
+import type { ChunkEvent, TaskEvent } from './events.ts'
 import { canTransition, isTerminal, type TaskState } from './states.ts'
 import type { Task, TaskHeader } from './task.ts'
 
@@ -130,10 +130,37 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
     case 'artifact':
       task.artifacts.push(event.artifact)
       break
+    case 'chunk':
+      appendChunk(task, event)
+      break
   }
   task.version = event.seq
   task.updatedAt = event.at
   return task
+}
+
+/** Where the artifact with this id is in the task's list, or -1. Streams are usually the latest. */
+export const artifactIndex = (task: Pick<Task, 'artifacts'>, artifactId: string): number => {
+  for (let i = task.artifacts.length - 1; i >= 0; i--) if (task.artifacts[i]!.id === artifactId) return i
+  return -1
+}
+
+/**
+ * A chunk joins its streamed artifact. The artifact is replaced, not changed in place: the one in
+ * the list may be the opening event's own object, which a store still has to write as it was.
+ * `+` on strings is cheap here (V8 joins them as a rope, flattened once when read), so a stream of
+ * thousands of chunks folds in linear time. The engine only writes chunks to an open stream; one
+ * that does not fit (no such stream, or one already done) is left out rather than refused, since
+ * a store may have recorded it without folding, and a log must always fold.
+ */
+const appendChunk = (task: Task, event: ChunkEvent): void => {
+  const index = artifactIndex(task, event.artifactId)
+  const artifact = task.artifacts[index]
+  if (artifact?.type !== 'text' || !artifact.stream || artifact.stream.done) return
+  const grown = Object.assign({}, artifact)
+  grown.text = artifact.text + event.text
+  grown.stream = { chunks: artifact.stream.chunks + 1, done: event.lastChunk }
+  task.artifacts[index] = grown
 }
 
 /** The task as the fold of its whole log. */

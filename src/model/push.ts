@@ -1,4 +1,4 @@
-import type { TaskEvent } from './events.ts'
+import type { EventBody, TaskEvent } from './events.ts'
 import type { Task } from './task.ts'
 
 /**
@@ -20,9 +20,17 @@ export interface PushConfig {
   target: PushTarget
 }
 
-/** Which events a target is notified of: status changes, and artifacts when it asked for them. */
+/**
+ * Which events a target is notified of: status changes, and artifacts when it asked for them. Of a
+ * streamed artifact, its opening and its last chunk (by then the whole artifact): a webhook call
+ * per token would cost an outbox row holding the task, and a request, per token.
+ */
 export const notifies = (target: PushTarget, event: TaskEvent): boolean =>
-  event.kind === 'status' || (event.kind === 'artifact' && target.artifacts === true)
+  event.kind === 'status' || (target.artifacts === true && mayNotify(event))
+
+/** Whether any target could be notified of the event (status, artifact, a last chunk). */
+export const mayNotify = (event: EventBody): boolean =>
+  event.kind === 'status' || event.kind === 'artifact' || (event.kind === 'chunk' && event.lastChunk)
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead'
 

@@ -19,6 +19,7 @@ import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
 import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
+import { type ArtifactOptions, inlineFileBytesOf } from './artifacts.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
 import { type CardSigningOptions, JWKS_PATH, jwksRoutes, loadCardSigning } from './card-signing.ts'
 import { clientErrorHandler } from './client-errors.ts'
@@ -72,6 +73,8 @@ export interface SwitchboardOptions {
   bodyLimit?: number
   /** Header, request and keep-alive timeouts and the connection cap (docs/limits.md). */
   connections?: ConnectionOptions
+  /** How artifacts are sent: `inlineFileBytes`, the largest file sent in the part itself. */
+  artifacts?: ArtifactOptions
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
   a2a?: {
     assumeVersionWhenMissing?: boolean
@@ -159,6 +162,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     options.access ?? {},
     definitions.map((agent) => agent.slug),
   )
+  const inlineFileBytes = inlineFileBytesOf(options.artifacts)
   const host = options.host ?? DEFAULTS.host
   const idempotencyWindowMs = options.idempotencyWindowMs ?? LIMITS.idempotencyWindowMs
   if (!Number.isSafeInteger(idempotencyWindowMs) || idempotencyWindowMs <= 0)
@@ -226,6 +230,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     fetchFile: createFileFetcher(dispatcher),
     onOutboxWrite: () => worker.wake(),
     defaultPushTargets: clawpediaDefaultTargets,
+    inlineFileBytes,
     ...(limits.openTasks > 0 && { maxOpenTasks: limits.openTasks }),
     idempotencyWindowMs,
     ...options.engine,

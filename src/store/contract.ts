@@ -60,6 +60,10 @@ export interface Store {
   /** Events with `seq > afterSeq`, ascending, at most `limit`. Unscoped: callers check access first. */
   readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEvent[]>
 
+  /**
+   * The artifact as recorded by its `artifact` event. A streamed one's row stays as it opened: its
+   * chunks are events only, and the task (the fold) holds the text.
+   */
   getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined>
 
   /**

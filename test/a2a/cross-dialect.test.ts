@@ -80,10 +80,12 @@ describe('Clawpedia and A2A on the same tasks', () => {
     assert.deepEqual(read.body.output, output)
     const artifacts = await http(`${base}/tasks/${taskId}/artifacts`)
     const report = task.artifacts.find((a: { name: string }) => a.name === 'report')
+    // A small file: A2A sends its bytes inline, Clawpedia links them; the same bytes either way.
+    const linked = await (await fetch(artifacts.body.artifacts[0].content)).text()
     assert.equal(
-      report.parts[0].url,
-      artifacts.body.artifacts[0].content,
-      'both dialects link the same content',
+      Buffer.from(report.parts[0].raw, 'base64').toString(),
+      linked,
+      'both dialects carry the same content',
     )
   })
 

@@ -69,13 +69,15 @@ for (const binding of BINDINGS) {
         await client.sendMessage(request([{ data: { topic: 'fibonacci numbers', filename: 'fib.py' } }])),
       )
       assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED)
-      const file = task.artifacts.find((a) => a.parts[0]?.content?.$case === 'url')
-      assert.ok(file, 'the script is a url part')
+      // A script is a small file: its bytes come inline, as a raw part.
+      const file = task.artifacts.find((a) => a.parts[0]?.content?.$case === 'raw')
+      assert.ok(file, 'the script is a raw part')
       assert.equal(file.parts[0]?.filename, 'fib.py')
       assert.equal(file.parts[0]?.mediaType, 'text/x-python')
-      const url = file.parts[0]?.content?.$case === 'url' ? file.parts[0].content.value : ''
-      assert.ok(url.startsWith(`${base('python-script-generator')}/artifacts/`))
-      assert.match(await (await fetch(url)).text(), /def fibonacci/)
+      const raw = file.parts[0]?.content?.$case === 'raw' ? file.parts[0].content.value : Buffer.alloc(0)
+      assert.match(Buffer.from(raw).toString(), /def fibonacci/)
+      const linked = await fetch(`${base('python-script-generator')}/artifacts/${file.artifactId}/content`)
+      assert.equal(await linked.text(), Buffer.from(raw).toString(), 'the content endpoint serves it too')
       const output = task.artifacts.find((a) => a.name === 'output')
       assert.equal((dataOf(output) as { template: string }).template, 'fibonacci')
       assert.equal(task.history[0]?.role, 1)

@@ -73,7 +73,7 @@ describe('A2A messages and tasks', () => {
     assert.equal(acceptsMediaType(['text/*'], 'image/png'), false)
   })
 
-  it('artifacts map to parts: text, data, url, log, file (as a link to the content endpoint), output', async () => {
+  it('artifacts map to parts: text, data, url, log, file (a small one inline, as raw bytes), output', async () => {
     const task = await sendRpc(echo(), msg([{ data: { artifacts: true } }]))
     const byName = Object.fromEntries(task.artifacts.map((a: { name: string }) => [a.name, a]))
     assert.deepEqual(byName.note.parts, [{ text: 'plain words' }])
@@ -84,11 +84,12 @@ describe('A2A messages and tasks', () => {
     assert.deepEqual(byName.trace.parts, [
       { text: 'line one', mediaType: 'text/plain', metadata: { switchboard: { kind: 'log' } } },
     ])
-    const file = byName.file.parts[0]
-    assert.equal(file.url, `${echo()}/artifacts/${byName.file.artifactId}/content`)
-    assert.equal(file.mediaType, 'text/plain')
-    assert.equal(file.filename, 'a.txt')
-    assert.equal(await (await fetch(file.url)).text(), 'file body')
+    // A small file travels inline (test/a2a/inline-files.test.ts has the large ones, as links).
+    assert.deepEqual(byName.file.parts, [
+      { raw: Buffer.from('file body').toString('base64'), mediaType: 'text/plain', filename: 'a.txt' },
+    ])
+    const content = await fetch(`${echo()}/artifacts/${byName.file.artifactId}/content`)
+    assert.equal(await content.text(), 'file body')
     assert.equal(byName.output.artifactId, outputArtifactId(task.id))
     assert.equal(byName.output.artifactId, stableUuid(`${task.id}/output`))
     assert.match(

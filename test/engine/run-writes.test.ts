@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { defineAgent } from '../../src/agent/define.ts'
 import { Engine } from '../../src/engine/engine.ts'
+import { LIMITS } from '../../src/engine/limits.ts'
 import { AgentRegistry } from '../../src/engine/registry.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
 import { ANONYMOUS } from '../../src/model/caller.ts'
@@ -35,14 +36,15 @@ const filerAgent = defineAgent({
   description: 'Publishes a file artifact and checks that it is stored once the call resolves.',
   inputSchema: { type: 'object' },
   async handler(_input, ctx) {
+    // Past the inline size: the bytes are stored beside the artifact, not in it.
+    const report = 'the whole report '.repeat(LIMITS.inlineFileBytes / 8)
     const artifact = await ctx.artifact({
       type: 'file',
       filename: 'report.txt',
       mediaType: 'text/plain',
-      bytes: 'the whole report',
+      bytes: report,
     })
-    seen.fileStoredWhenResolved =
-      (await store.getArtifact(scope, artifact.id))?.bytes?.toString() === 'the whole report'
+    seen.fileStoredWhenResolved = (await store.getArtifact(scope, artifact.id))?.bytes?.toString() === report
     return {}
   },
 })

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'node:test'
 import type { Store } from '../../src/store/contract.ts'
 import { apiKeyCases } from './contract/api-keys.ts'
 import { appendCases } from './contract/append.ts'
+import { chunkCases } from './contract/chunks.ts'
 import { deliveryCases } from './contract/deliveries.ts'
 import { idempotencyCases } from './contract/idempotency.ts'
 import { leaseCases } from './contract/leases.ts'
@@ -43,6 +44,7 @@ export function storeContract(
     taskCases(current)
     idempotencyCases(current)
     appendCases(current)
+    chunkCases(current)
     raceCases(current)
     listCases(current)
     leaseCases(current)

@@ -1,5 +1,6 @@
 import { accessFlags } from './access.ts'
 import { apiKeyFlags } from './api-keys.ts'
+import { artifactsFlags } from './artifacts.ts'
 import { cardSigningFlags } from './card-signing.ts'
 import { connectionsFlags } from './connections.ts'
 import type { ServeFlagGroup } from './group.ts'
@@ -22,4 +23,5 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   accessFlags,
   retentionFlags,
   idempotencyFlags,
+  artifactsFlags,
 ]

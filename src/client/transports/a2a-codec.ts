@@ -177,6 +177,8 @@ export const decodeStreamResponse = (value: unknown): WireItem | undefined => {
     const wire = field(artifactUpdate, 'artifact')
     const item: Extract<WireItem, { kind: 'artifact' }> = { kind: 'artifact', artifact: decodeArtifact(wire) }
     if (field(artifactUpdate, 'append') === true) item.append = true
+    const lastChunk = field(artifactUpdate, 'lastChunk')
+    if (typeof lastChunk === 'boolean') item.lastChunk = lastChunk
     const output = outputOf(wire)
     if (output) item.output = output
     return item

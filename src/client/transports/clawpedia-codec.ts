@@ -73,6 +73,24 @@ export const decodeClawpediaArtifact = (wire: unknown): RemoteArtifact => {
   }
 }
 
+/**
+ * An `artifact.update` frame: the reference's names an artifact to fetch; ours for a streamed
+ * artifact carry it (the opening) or the piece to append (ClawpediaArtifactUpdate).
+ */
+const decodeArtifactUpdate = (id: string, data: JsonObject): WireItem => {
+  const lastChunk = typeof data.last_chunk === 'boolean' ? { lastChunk: data.last_chunk } : {}
+  if (data.append === true && typeof data.content === 'string')
+    return {
+      kind: 'artifact',
+      artifact: { id, type: 'text', text: data.content },
+      append: true,
+      ...lastChunk,
+    }
+  if (isObject(data.artifact))
+    return { kind: 'artifact', artifact: decodeClawpediaArtifact(data.artifact), ...lastChunk }
+  return { kind: 'artifact-ref', artifactId: id }
+}
+
 const levelOf = (value: unknown): LogLevel => {
   const upper = typeof value === 'string' ? value.toUpperCase() : ''
   return (LOG_LEVELS as readonly string[]).includes(upper) ? (upper as LogLevel) : 'INFO'
@@ -103,8 +121,8 @@ export const decodeClawpediaEvent = (event: {
     }
     case 'artifact.update': {
       const id = isObject(data) ? str(data, 'artifact_id') : undefined
-      if (!id) throw protocolError('an artifact.update event has no artifact_id')
-      return { kind: 'artifact-ref', artifactId: id }
+      if (!id || !isObject(data)) throw protocolError('an artifact.update event has no artifact_id')
+      return decodeArtifactUpdate(id, data)
     }
     case 'ping':
       return { kind: 'ping' }

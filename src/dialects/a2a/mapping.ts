@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Artifact } from '../../model/artifacts.ts'
-import type { TaskEvent } from '../../model/events.ts'
+import type { ChunkEvent, TaskEvent } from '../../model/events.ts'
+import { artifactIndex } from '../../model/fold.ts'
 import type { Message } from '../../model/parts.ts'
 import type { PushConfig } from '../../model/push.ts'
 import type { Task } from '../../model/task.ts'
@@ -83,7 +84,8 @@ const agentMessage = (
 }
 
 /**
- * A file's bytes stay on the server: its part is a link to the Clawpedia content endpoint.
+ * A file's bytes stay on the server, its part a link to the Clawpedia content endpoint, unless
+ * the file is small enough to have been kept inline: then they travel in the part (`raw`).
  * `baseUrl` is the absolute base URL of the agent mount the task belongs to.
  */
 export const toA2aArtifact = (artifact: Artifact, baseUrl: string): A2aArtifact => {
@@ -96,11 +98,13 @@ export const toA2aArtifact = (artifact: Artifact, baseUrl: string): A2aArtifact 
       case 'json':
         return { data: artifact.value, mediaType: 'application/json' }
       case 'file':
-        return {
-          url: `${baseUrl}/artifacts/${artifact.id}/content`,
-          mediaType: artifact.mediaType,
-          filename: artifact.filename,
-        }
+        return artifact.raw !== undefined
+          ? { raw: artifact.raw, mediaType: artifact.mediaType, filename: artifact.filename }
+          : {
+              url: `${baseUrl}/artifacts/${artifact.id}/content`,
+              mediaType: artifact.mediaType,
+              filename: artifact.filename,
+            }
       case 'url': {
         const wire: A2aPart = { url: artifact.url }
         if (artifact.mediaType) wire.mediaType = artifact.mediaType
@@ -189,12 +193,33 @@ const statusUpdate = (task: Task, status: A2aTaskStatus): A2aStatusUpdate => ({
   status,
 })
 
-const artifactUpdate = (task: Task, artifact: A2aArtifact): A2aArtifactUpdate => ({
-  taskId: task.id,
-  contextId: task.contextId,
-  artifact,
-  lastChunk: true,
-})
+/**
+ * An artifact whole (`lastChunk`), or a piece of a streamed one: its opening (empty, not the last
+ * chunk), or a chunk appended to it. False flags are left out, as ProtoJSON leaves defaults out.
+ */
+export const artifactUpdate = (
+  task: Pick<Task, 'id' | 'contextId'>,
+  artifact: A2aArtifact,
+  chunk: { append: boolean; lastChunk: boolean } = { append: false, lastChunk: true },
+): A2aArtifactUpdate => {
+  const update: A2aArtifactUpdate = { taskId: task.id, contextId: task.contextId, artifact }
+  if (chunk.append) update.append = true
+  if (chunk.lastChunk) update.lastChunk = true
+  return update
+}
+
+/**
+ * The artifact of one chunk: the streamed artifact's id and name, and the piece as its one text
+ * part (with the stream's media type), for a client to append to what it has.
+ */
+export const chunkArtifact = (task: Task, event: ChunkEvent): A2aArtifact => {
+  const stream = task.artifacts[artifactIndex(task, event.artifactId)]
+  const part: A2aPart = { text: event.text }
+  if (stream?.type === 'text' && stream.mediaType) part.mediaType = stream.mediaType
+  const wire: A2aArtifact = { artifactId: event.artifactId, parts: [part] }
+  if (stream?.name !== undefined) wire.name = stream.name
+  return wire
+}
 
 /**
  * The stream items of one event, given the task folded up to and including it. A log line is a
@@ -218,13 +243,19 @@ export const streamItemsOf = (event: TaskEvent, task: Task, baseUrl: string): St
       const status: A2aTaskStatus = { state: toA2aState(task.state), message, timestamp: event.at }
       return [{ id: event.seq, response: { statusUpdate: statusUpdate(task, status) } }]
     }
-    case 'artifact':
-      return [
-        {
-          id: event.seq,
-          response: { artifactUpdate: artifactUpdate(task, toA2aArtifact(event.artifact, baseUrl)) },
-        },
-      ]
+    case 'artifact': {
+      const opens = event.artifact.stream !== undefined
+      const artifact = toA2aArtifact(event.artifact, baseUrl)
+      const update = artifactUpdate(task, artifact, { append: false, lastChunk: !opens })
+      return [{ id: event.seq, response: { artifactUpdate: update } }]
+    }
+    case 'chunk': {
+      const update = artifactUpdate(task, chunkArtifact(task, event), {
+        append: true,
+        lastChunk: event.lastChunk,
+      })
+      return [{ id: event.seq, response: { artifactUpdate: update } }]
+    }
     case 'input':
       return []
   }

@@ -5,6 +5,7 @@ import type { TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import {
   type ClawpediaArtifact,
+  type ClawpediaArtifactUpdate,
   type ClawpediaCard,
   type ClawpediaNotification,
   type ClawpediaStatus,
@@ -111,8 +112,24 @@ export const toClawpediaFrame = (
   switch (event.kind) {
     case 'log':
       return { event: 'log', data: { timestamp: event.at, level: event.level, message: event.message } }
-    case 'artifact':
-      return { event: 'artifact.update', data: { artifact_id: event.artifact.id } }
+    case 'artifact': {
+      const data: ClawpediaArtifactUpdate = { artifact_id: event.artifact.id }
+      if (event.artifact.stream) {
+        // A stream is text: it has no content URL.
+        data.artifact = toClawpediaArtifact(event.artifact, '')
+        data.last_chunk = false
+      }
+      return { event: 'artifact.update', data }
+    }
+    case 'chunk': {
+      const data: ClawpediaArtifactUpdate = {
+        artifact_id: event.artifactId,
+        append: true,
+        content: event.text,
+        last_chunk: event.lastChunk,
+      }
+      return { event: 'artifact.update', data }
+    }
     case 'status':
       return { event: 'status', data: toClawpediaTask(task, agentId) }
     case 'input':

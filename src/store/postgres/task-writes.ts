@@ -3,7 +3,7 @@ import { SwitchboardError } from '../../model/errors.ts'
 import { stampEvent, type TaskEvent } from '../../model/events.ts'
 import { applyEvent, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
-import type { PushTarget } from '../../model/push.ts'
+import { mayNotify, type PushTarget } from '../../model/push.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import type {
@@ -151,7 +151,8 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
         artifacts.artifact_metas.push(JSON.stringify(event.artifact))
         artifacts.artifact_bytes.push(request.blobs?.get(event.artifact.id) ?? null)
       }
-      if (configs.length > 0) outbox.add(configs, event, JSON.stringify(task))
+      // Most chunks notify nobody: the task is written out only for an event that may.
+      if (configs.length > 0 && mayNotify(event)) outbox.add(configs, event, JSON.stringify(task))
     }
     const requestRun = request.requestRun === true
     const release = request.releaseLease === true && request.leaseOwner !== undefined

@@ -3,7 +3,7 @@ import { SwitchboardError } from '../../model/errors.ts'
 import { stampEvent, type TaskEvent } from '../../model/events.ts'
 import { applyEvent, assertNotTerminal, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
-import { notifies, type PushConfig, type PushTarget } from '../../model/push.ts'
+import { mayNotify, notifies, type PushConfig, type PushTarget } from '../../model/push.ts'
 import type { TaskState } from '../../model/states.ts'
 import type { Task, TaskHeader } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
@@ -101,7 +101,7 @@ const keyedTask = (ctx: WriteContext, header: TaskHeader, idempotency: Idempoten
 }
 
 /**
- * Log and artifact events change nothing but the log, so they are appended as event rows only:
+ * Log, artifact and chunk events change nothing but the log, so they are appended as event rows only:
  * a look at the task's state, no snapshot parsed or rewritten. Status changes and answers (and a
  * tail grown past SNAPSHOT_EVERY) fold the tail into a fresh snapshot, with a compare-and-set on
  * the row's version. Either way the task is exactly the fold of its log; readers fold the tail.
@@ -111,7 +111,7 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): AppendR
     request.requestRun !== true &&
     request.releaseLease !== true &&
     request.pushTargets === undefined &&
-    request.events.every((e) => e.kind === 'log' || e.kind === 'artifact')
+    request.events.every((e) => e.kind === 'log' || e.kind === 'artifact' || e.kind === 'chunk')
   const head = (quietable ? ctx.tasks.taskHead : ctx.tasks.taskHeadAndSnapshot).get(request.taskId) as
     | (TaskHead & { snapshot?: string })
     | undefined
@@ -138,7 +138,7 @@ const appendQuiet = (
   assertNotTerminal(request.taskId, head.state)
   const at = nowIso()
   const events = request.events.map((body, i) => stampEvent(body, last + 1 + i, at))
-  const configs = events.some((e) => e.kind === 'artifact') ? pushConfigsOf(ctx, request.taskId) : []
+  const configs = events.some(mayNotify) ? pushConfigsOf(ctx, request.taskId) : []
   // Endpoints that hear of artifacts (A2A) get the task as it was at each one: fold it only then.
   const listened = configs.length > 0 && events.some((e) => configs.some((c) => notifies(c.target, e)))
   const task = listened ? readTask(ctx.tasks, request.taskId) : undefined
@@ -148,7 +148,8 @@ const appendQuiet = (
     if (event.kind === 'artifact') insertArtifact(ctx, owner, event.artifact, request.blobs)
     if (task) {
       applyEvent(task, event)
-      enqueueDeliveries(ctx, request.taskId, configs, event, JSON.stringify(task))
+      // Most chunks notify nobody: the task is written out only for an event that may.
+      if (mayNotify(event)) enqueueDeliveries(ctx, request.taskId, configs, event, JSON.stringify(task))
     }
   }
   // Callers seldom read the task after a log or an artifact: fold it only if one does.
@@ -174,16 +175,15 @@ const appendFolded = (
   const at = nowIso()
   // Configs that come with the append hear of its events like the ones already there.
   addPushConfigs(ctx, task, request.pushTargets, at)
-  const configs = request.events.some((e) => e.kind === 'status' || e.kind === 'artifact')
-    ? pushConfigsOf(ctx, request.taskId)
-    : []
+  const configs = request.events.some(mayNotify) ? pushConfigsOf(ctx, request.taskId) : []
   const events: TaskEvent[] = []
   for (const body of request.events) {
     const event = stampEvent(body, task.version + 1, at)
     applyEvent(task, event)
     events.push(event)
     if (event.kind === 'artifact') insertArtifact(ctx, task, event.artifact, request.blobs)
-    if (configs.length > 0) enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
+    if (configs.length > 0 && mayNotify(event))
+      enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
   }
   insertEvents(ctx, task.id, events)
   const release = request.releaseLease === true && request.leaseOwner !== undefined

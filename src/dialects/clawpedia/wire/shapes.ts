@@ -44,6 +44,22 @@ export const ClawpediaArtifact = Type.Object({
 export type ClawpediaArtifact = Static<typeof ClawpediaArtifact>
 
 /**
+ * The data of an `artifact.update` stream frame. The reference's is `{ artifact_id }`, after which
+ * a client fetches the artifact. A streamed artifact (ours) carries itself instead, so that a
+ * client need not fetch once per piece: its opening frame holds the artifact (`content` empty, or
+ * what it had when the stream was read), each later one a piece to append (`append`, `content`),
+ * and `last_chunk` marks the piece that completes it.
+ */
+export const ClawpediaArtifactUpdate = Type.Object({
+  artifact_id: Type.String(),
+  artifact: Type.Optional(ClawpediaArtifact),
+  append: Type.Optional(Type.Boolean()),
+  content: Type.Optional(Type.String()),
+  last_chunk: Type.Optional(Type.Boolean()),
+})
+export type ClawpediaArtifactUpdate = Static<typeof ClawpediaArtifactUpdate>
+
+/**
  * The AgentCard, exactly as the reference's JSON Schema (draft-07) defines it: agents are checked
  * against it at start-up, and clients check the cards they discover.
  */
