@@ -1,7 +1,15 @@
-export type { ArtifactSpec, AuthRequest, FetchedFile, LogLevelName, TaskContext } from './context.ts'
+export type {
+  AnswerMessage,
+  ArtifactSpec,
+  AuthRequest,
+  FetchedFile,
+  LogLevelName,
+  TaskContext,
+} from './context.ts'
 export {
   type AgentDefinition,
   AgentError,
+  type AgentErrorOptions,
   type AgentSkill,
   type AgentSpec,
   defineAgent,
@@ -9,3 +17,4 @@ export {
   type NotificationConfig,
   TaskRejection,
 } from './define.ts'
+export { type FailureReply, type Reply, type ReplyContent, reply } from './reply.ts'
