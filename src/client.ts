@@ -35,6 +35,7 @@ export type {
   InterfaceKind,
   OutgoingMessage,
   RemoteArtifact,
+  RemoteMessage,
   RemoteReply,
   RemoteTask,
   TaskUpdate,
