@@ -78,7 +78,7 @@ for (const kind of ['jsonrpc', 'rest', 'clawpedia'] as const) {
       await handle.provideInput({ text: 'Ada' })
       const done = await handle.wait({ timeoutMs: 5000 })
       assert.equal(done.message?.text, 'Thanks, Ada')
-      assert.equal((done.output?.answer as { text: string }).text, 'Ada')
+      assert.equal((done.output?.answer as { text?: string } | undefined)?.text, 'Ada')
     })
 
     it('a reply from an agent that answers Clawpedia with a task: its output is the reply', async () => {
