@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { RemoteTask, TaskUpdate } from '../../src/client.ts'
+import { demoAgents } from '../../src/demo/index.ts'
 import { replyAgents } from '../helpers/reply-agents.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
 import { cli, json, lines } from './helpers.ts'
@@ -12,7 +13,7 @@ import { cli, json, lines } from './helpers.ts'
 let server: TestServer
 const at = (slug: string) => `${server.url}/agents/${slug}`
 before(async () => {
-  server = await startServer({ agents: replyAgents })
+  server = await startServer({ agents: [...demoAgents, ...replyAgents] })
 })
 after(() => server.close())
 
@@ -44,6 +45,23 @@ describe('messages from the agent, in the CLI', () => {
     const last = lines<TaskUpdate>(followed).at(-1)
     assert.ok(last?.type === 'status')
     assert.equal(last.task.message?.text, 'Thanks, Ada')
+  })
+
+  it('input --text to the report builder (docs/cli.md): its sections, comma-separated', async () => {
+    const asked = await cli(['send', at('report-builder'), '--text', 'Q4', '--wait', '--json'])
+    assert.equal(asked.code, 5, asked.stderr)
+    const { id } = json<RemoteTask>(asked)
+    const done = await cli([
+      'input',
+      at('report-builder'),
+      id,
+      '--text',
+      'Intro, Numbers',
+      '--wait',
+      '--json',
+    ])
+    assert.equal(done.code, 0, done.stderr)
+    assert.deepEqual(json<RemoteTask>(done).output, { title: 'Report: Q4', sections: ['Intro', 'Numbers'] })
   })
 
   it('a failure shows its error and the agent’s final message', async () => {
