@@ -36,6 +36,7 @@ export type {
   InterfaceKind,
   OutgoingMessage,
   RemoteArtifact,
+  RemoteMessage,
   RemoteReply,
   RemoteTask,
   TaskUpdate,

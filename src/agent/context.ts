@@ -1,7 +1,7 @@
 import type { Artifact } from '../model/artifacts.ts'
 import type { AuthRequirement, CallerIdentity } from '../model/caller.ts'
 import type { JsonObject } from '../model/events.ts'
-import type { Message } from '../model/parts.ts'
+import type { Message, Part } from '../model/parts.ts'
 import type { Answer } from '../model/task.ts'
 
 /** What the server gives the engine to serve `ctx.fetchFile` (the guarded fetch in `outbound/`). */
@@ -58,6 +58,19 @@ export interface ArtifactStream {
    * question (`ask`) goes on when the handler runs again.
    */
   end(text?: string): Promise<void>
+}
+
+/**
+ * What answered a question (`ask`, `requireAuth`): the caller's message, and the input object it
+ * carries. An A2A answer is the follow-up message as sent; a Clawpedia answer (`POST
+ * /tasks/{id}/input`, no message) reads as the message the client would have sent over A2A: a
+ * `{ "text": … }` input as one text part, any other input as one data part.
+ */
+export interface AnswerMessage extends Answer {
+  /** The message's parts, as sent. */
+  parts: Part[]
+  /** The value of its data part, if it has one. */
+  data?: unknown
 }
 
 /** What `ctx.requireAuth` asks the caller to do. */
@@ -122,9 +135,12 @@ export interface TaskContext {
   artifactStream(spec?: ArtifactStreamSpec): Promise<ArtifactStream>
   /**
    * Asks the client for more input: the task goes INPUT_REQUIRED with `prompt`. Resolves with the
-   * answer (validated against `schema`, or the agent's input schema) once it arrives.
+   * answering message once it arrives: its `text`, `parts`, `data` and `messageId`, and `input`,
+   * the object validated against `schema` (or the agent's input schema). A text answer (no data
+   * part) to a question with a `schema` is the input `{ text }`, as a Clawpedia caller would send
+   * it; so `ask(prompt, { schema: { type: 'object' } })` takes any answer, text included.
    */
-  ask(prompt: string, options?: { schema?: JsonObject }): Promise<Answer>
+  ask(prompt: string, options?: { schema?: JsonObject }): Promise<AnswerMessage>
   /**
    * Asks the caller to authorize something this agent needs (e.g. its calendar, through the
    * agent's own OAuth flow): the task goes AUTH_REQUIRED with `message`, and resumes when the
@@ -132,7 +148,7 @@ export interface TaskContext {
    * with that answer. The credential itself never comes through it: the agent receives it out of
    * band (its OAuth callback, a secret store) and must not read one from the answer.
    */
-  requireAuth(request: AuthRequest): Promise<Answer>
+  requireAuth(request: AuthRequest): Promise<AnswerMessage>
   /**
    * Downloads a file (e.g. a URL the client sent) through the server's outbound policy: private,
    * loopback and metadata addresses are refused before connecting, and the size is capped.

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../model/events.ts'
 import type { TaskContext } from './context.ts'
+import { type FailureReply, failureReply, type Reply } from './reply.ts'
 
 /** An A2A skill. When an agent lists none, one is derived from its name and capabilities. */
 export interface AgentSkill {
@@ -80,13 +81,26 @@ export interface AgentSpec<I extends JsonObject = JsonObject, O extends JsonObje
   streaming?: boolean
   /** A2A extensions the agent supports, listed in its card (capabilities.extensions). */
   extensions?: AgentExtension[]
+  /**
+   * The handler may answer a new message with a direct reply (`return reply(…)` before any other
+   * call). A2A SendStreamingMessage and a non-blocking SendMessage (`returnImmediately`) then wait
+   * for the handler's first move: a direct reply is answered as a Message (a stream of that one
+   * message); anything else (a log line, an artifact, a question, an output) as the Task, and the
+   * stream goes on from there. Without it those two answer with the Task at once, and only a
+   * blocking SendMessage answers a direct reply with its Message.
+   */
+  directReplies?: boolean
   /** Re-run the handler after a crash instead of failing the task with AGENT_INTERRUPTED. */
   retryable?: boolean
   /** The most tasks of this agent one replica runs at once. */
   concurrency?: number
   /** Default Clawpedia push target; deployments usually set it in configuration instead. */
   notification?: NotificationConfig
-  handler: (input: I, ctx: TaskContext) => Promise<O | undefined> | O | undefined
+  /**
+   * Returns the output object; nothing (no output); or `reply(…)`, the agent's message to the
+   * caller (with an output, or as the whole answer).
+   */
+  handler: (input: I, ctx: TaskContext) => Promise<O | Reply | undefined> | O | Reply | undefined
 }
 
 /** A validated agent, ready to host. */
@@ -144,17 +158,29 @@ const checkExtensions = (agent: string, extensions: readonly AgentExtension[]): 
  */
 const AGENT_ERROR = Symbol.for('switchboard.agent-error')
 
+/** What an agent error may say to the caller besides its code and message. */
+export interface AgentErrorOptions {
+  /**
+   * The task's final status message (A2A status.message) instead of the plain error message:
+   * text, data, parts. The error itself stays in the task's `error`.
+   */
+  reply?: FailureReply
+}
+
 /** Thrown by a handler to fail its task with exactly this code and message. */
 export class AgentError extends Error {
   readonly code: string
   readonly details: Record<string, unknown> | undefined
+  /** The final message for the caller, when given (else the status message is `message`). */
+  readonly reply: Reply | undefined
   readonly [AGENT_ERROR]: 'error' | 'rejection' = 'error'
 
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: string, message: string, details?: Record<string, unknown>, options?: AgentErrorOptions) {
     super(message)
     this.name = 'AgentError'
     this.code = code
     this.details = details
+    this.reply = failureReply(options?.reply)
   }
 }
 
@@ -162,8 +188,8 @@ export class AgentError extends Error {
 export class TaskRejection extends AgentError {
   override readonly [AGENT_ERROR] = 'rejection' as const
 
-  constructor(message: string, code = 'REJECTED') {
-    super(code, message)
+  constructor(message: string, code = 'REJECTED', options?: AgentErrorOptions) {
+    super(code, message, undefined, options)
     this.name = 'TaskRejection'
   }
 }

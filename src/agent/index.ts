@@ -1,4 +1,5 @@
 export type {
+  AnswerMessage,
   ArtifactSpec,
   ArtifactStream,
   ArtifactStreamSpec,
@@ -10,6 +11,7 @@ export type {
 export {
   type AgentDefinition,
   AgentError,
+  type AgentErrorOptions,
   type AgentExtension,
   type AgentSkill,
   type AgentSpec,
@@ -18,3 +20,4 @@ export {
   type NotificationConfig,
   TaskRejection,
 } from './define.ts'
+export { type FailureReply, type Reply, type ReplyContent, reply } from './reply.ts'

@@ -75,6 +75,15 @@ export const describeArtifact = (artifact: RemoteArtifact): string => {
   return `${artifact.type} ${label}${media}  (${artifact.id})`
 }
 
+/**
+ * The text of the task's status message when the prompt or the error does not already say it
+ * (their text is the message's on A2A): a progress note, the agent's final message.
+ */
+const messageText = (task: RemoteTask): string | undefined => {
+  const text = task.message?.text
+  return text === undefined || text === task.prompt || text === task.error?.message ? undefined : text
+}
+
 /** A task, for people: its state and whatever that state carries. */
 export const describeTask = (task: RemoteTask): string => {
   const lines = [`task ${task.id}  ${task.state}`]
@@ -83,8 +92,11 @@ export const describeTask = (task: RemoteTask): string => {
   if (task.prompt) lines.push(`  prompt:  ${task.prompt}`)
   if (task.inputSchema) lines.push(`  answer schema: ${json(task.inputSchema)}`)
   if (task.error) lines.push(`  error:   ${task.error.code}: ${task.error.message}`)
-  if (task.output) lines.push(`  output:  ${json(task.output)}`)
-  if (task.reply?.text) lines.push(`  reply:   ${task.reply.text}`)
+  const message = messageText(task)
+  // A direct reply is the answer itself: its output is only the reply again.
+  if (task.reply) lines.push(`  reply:   ${message ?? json(task.output)}`)
+  else if (message !== undefined) lines.push(`  message: ${message}`)
+  if (task.output && !task.reply) lines.push(`  output:  ${json(task.output)}`)
   for (const artifact of task.artifacts ?? []) lines.push(`  artifact ${describeArtifact(artifact)}`)
   return lines.join('\n')
 }
@@ -94,11 +106,14 @@ export const describeUpdate = (update: TaskUpdate): string => {
   switch (update.type) {
     case 'status': {
       const { task } = update
+      const message = messageText(task)
       const extra = task.prompt
         ? `: ${task.prompt}`
         : task.error
-          ? `: ${task.error.code}: ${task.error.message}`
-          : ''
+          ? `: ${task.error.code}: ${task.error.message}${message === undefined ? '' : ` — ${message}`}`
+          : message === undefined
+            ? ''
+            : `: ${message}`
       return `${time(task.updatedAt)} ${task.state}${extra}`
     }
     case 'log':

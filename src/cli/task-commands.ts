@@ -28,7 +28,7 @@ const open = async (url: string, flags: AgentFlags): Promise<Agent> => {
 const interruption = (task: RemoteTask): string =>
   task.state === 'AUTH_REQUIRED'
     ? `task ${task.id} needs authorization: ${task.prompt ?? ''}\n  complete the step the agent describes (never send a credential in a message), then: switchboard watch <url> ${task.id}`
-    : `task ${task.id} waits for input: ${task.prompt ?? ''}\n  answer with: switchboard input <url> ${task.id} '<json>'`
+    : `task ${task.id} waits for input: ${task.prompt ?? ''}\n  answer with: switchboard input <url> ${task.id} '<json>' (or --text '<answer>')`
 
 /**
  * Follows a task until it ends or waits for input. `live`: every update is printed as it comes;
@@ -199,15 +199,20 @@ export const taskCommands = (
   withAgentOptions(program.command('input').description('answer a task that waits for input'))
     .argument('<url>', 'the agent base URL')
     .argument('<task>', 'the task id')
-    .argument('<json>', 'the answer object, inline or as @file (@- for stdin)')
+    .argument('[json]', 'the answer object, inline or as @file (@- for stdin)')
+    .option('--text <message>', 'answer with a text message instead of an object')
     .option('--follow', 'then print its updates until it ends or needs input again')
     .option('--wait', 'then wait until it ends or needs input again')
-    .action((url: string, id: string, answer: string, flags: FollowFlags) =>
+    .action((url: string, id: string, answer: string | undefined, flags: FollowFlags & { text?: string }) =>
       run(async () => {
-        const input = jsonObjectArg(answer, 'the answer')
+        if ((answer === undefined) === (flags.text === undefined)) {
+          throw new UsageError('input needs exactly one of <json> or --text <message>')
+        }
         const out = new Output(flags.json === true)
         const handle = await (await open(url, flags)).task(id)
-        await handle.provideInput(input, { as: 'input' })
+        if (answer !== undefined)
+          await handle.provideInput(jsonObjectArg(answer, 'the answer'), { as: 'input' })
+        else await handle.provideInput({ text: flags.text! })
         return finish(handle, flags, out)
       }),
     )

@@ -29,7 +29,7 @@ export class TaskFolder {
         const task = this.#next()
         task.state = item.state
         if (item.at) task.updatedAt = item.at
-        for (const key of ['prompt', 'inputSchema', 'error'] as const) {
+        for (const key of ['prompt', 'inputSchema', 'error', 'message'] as const) {
           if (item[key] === undefined) delete task[key]
           else (task as unknown as Record<string, unknown>)[key] = item[key]
         }

@@ -36,12 +36,18 @@ export type RemoteArtifact = ArtifactCommon &
     | { type: 'file'; url?: string; raw?: string; mediaType?: string; filename?: string }
   )
 
-/** A direct answer (an A2A Message instead of a Task): there is no task to follow. */
-export interface RemoteReply {
+/** A message from the agent: a task's status message, or a direct reply. */
+export interface RemoteMessage {
   messageId: string
+  /** Its text parts, joined by newlines. */
   text?: string
-  parts: unknown[]
+  /** The value of its first data part. */
+  data?: unknown
+  parts: Part[]
 }
+
+/** A direct answer (an A2A Message instead of a Task): there is no task to follow. */
+export type RemoteReply = RemoteMessage
 
 /** A task as the client sees it, whichever dialect carried it; states use the model's names. */
 export interface RemoteTask {
@@ -51,13 +57,21 @@ export interface RemoteTask {
   contextId?: string
   /** Clawpedia: the input the task was created with. */
   input?: JsonObject
-  /** COMPLETED: the output object (A2A: the data part of the artifact named "output"). */
+  /**
+   * COMPLETED: the output object (A2A: the data part of the artifact named "output"; without one,
+   * the agent's final message as `{ text, data }`, as Clawpedia shows it).
+   */
   output?: JsonObject
   /** INPUT_REQUIRED / AUTH_REQUIRED: the agent's question, and the schema of the answer if given. */
   prompt?: string
   inputSchema?: JsonObject
   /** FAILED / REJECTED: why. */
   error?: TaskError
+  /**
+   * The status message of the current state, whatever the state: the question, the failure, a
+   * progress note, the agent's final message.
+   */
+  message?: RemoteMessage
   /** The artifacts known so far (A2A tasks carry them; Clawpedia ones are listed separately). */
   artifacts?: RemoteArtifact[]
   createdAt?: string
@@ -147,6 +161,7 @@ export type WireItem =
       prompt?: string
       inputSchema?: JsonObject
       error?: TaskError
+      message?: RemoteMessage
     }
   | { kind: 'log'; level: LogLevel; message: string; at: string }
   | {

@@ -36,11 +36,17 @@ export const reportBuilder = defineAgent<ReportInput, JsonObject>({
         type: 'object',
         properties: {
           sections: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 20 },
+          // A text answer (`switchboard input … --text "Intro, Numbers"`): the sections, comma-separated.
+          text: { type: 'string', pattern: '[^,\\s]', maxLength: 2000 },
         },
-        required: ['sections'],
+        anyOf: [{ required: ['sections'] }, { required: ['text'] }],
       },
     })
-    const sections = (answer.input.sections as string[]).map((s) => s.trim())
+    const listed = answer.input.sections as string[] | undefined
+    const sections = (listed ?? String(answer.input.text).split(','))
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .slice(0, 20)
     await ctx.log('info', `Writing ${sections.length} sections`)
     const title = `Report: ${subject}`
     const byline = typeof input.author === 'string' ? `\n_by ${input.author}_\n` : ''

@@ -19,7 +19,7 @@ import { recordedCaller } from './caller.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
 import { type Idempotency, storedKey } from './idempotency.ts'
-import { resolveInput } from './input.ts'
+import { answerInput, resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
 import { checkOpenTasks } from './open-tasks.ts'
 import type { AgentRegistry } from './registry.ts'
@@ -238,7 +238,7 @@ export class Engine {
     const agent = this.#agents.get(task.agent)
     const validate = task.inputSchema ? compileSchema(task.inputSchema) : agent.validateInput
     const fromText = task.inputSchema ? undefined : agent
-    const input = resolveInput(fromText, request.input, request.text, validate, '/input')
+    const input = resolveInput(fromText, answerInput(request, task), request.text, validate, '/input')
     const { task: updated, events } = await this.#store.append({
       taskId: task.id,
       scope: request.scope,

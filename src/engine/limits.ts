@@ -5,6 +5,8 @@
 export const LIMITS = {
   /** A log line longer than this is truncated (and marked so). */
   logMessageChars: 16 * 1024,
+  /** The agent's final message (`reply()`), as JSON: it is stored inline with the final status. */
+  replyMessageBytes: 1024 * 1024,
   /** text, log and json artifacts are stored inline in the event log. */
   inlineArtifactBytes: 1024 * 1024,
   /** file artifacts are stored as blobs beside the log. */

@@ -1,17 +1,18 @@
-import type { AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
-import { type AgentError, agentErrorKind } from '../agent/define.ts'
+import type { AnswerMessage, AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
 import type { EventBus } from '../events/contract.ts'
 import { creatorOf } from '../model/caller.ts'
-import { isSwitchboardError, SwitchboardError, type TaskError } from '../model/errors.ts'
+import { isSwitchboardError, SwitchboardError } from '../model/errors.ts'
 import type { EventBody, JsonObject, LogLevel, StatusEvent, TaskEvent } from '../model/events.ts'
 import { newId } from '../model/ids.ts'
 import { isTerminal } from '../model/states.ts'
-import type { Answer, Task } from '../model/task.ts'
+import type { Task } from '../model/task.ts'
 import { assertValidSchema } from '../schema/json-schema.ts'
 import type { Store } from '../store/contract.ts'
 import { authRequiredStatus } from './auth-required.ts'
 import { frozenCaller } from './caller.ts'
+import { answerMessage } from './input.ts'
 import { LIMITS } from './limits.ts'
+import { completion, failure } from './outcome.ts'
 import type { HostedAgent } from './registry.ts'
 import { RunArtifacts } from './run-artifacts.ts'
 
@@ -54,9 +55,6 @@ interface PendingWrite {
 const QUEUE_LIMIT = 256
 
 const LEVELS: Record<LogLevelName, LogLevel> = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' }
-
-const isPlainObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Marks a promise handed to a handler as handled: a handler that ignores it must not crash the process. */
 const handled = <T>(promise: Promise<T>): Promise<T> => {
@@ -189,47 +187,10 @@ export class TaskRun {
       output = result
     } catch (error) {
       if (this.#aborted || this.#suspended) return undefined
-      return this.#failure(error)
+      return failure(error)
     }
     if (this.#suspended) return undefined
-    const value = output ?? {}
-    if (!isPlainObject(value)) {
-      return failed({
-        code: 'OUTPUT_SCHEMA_VIOLATION',
-        message: 'the agent returned an output that is not a JSON object',
-      })
-    }
-    // Checked here, not left to the store: the outcome is written in one batch with the handler's
-    // last calls, and an output the store cannot serialise would take them down with it.
-    try {
-      JSON.stringify(value)
-    } catch (error) {
-      return failed({
-        code: 'OUTPUT_SCHEMA_VIOLATION',
-        message: `the agent's output cannot be written as JSON: ${(error as Error).message}`,
-      })
-    }
-    const violations = agent.validateOutput?.(value, '/output') ?? []
-    if (violations.length > 0) {
-      return failed({
-        code: 'OUTPUT_SCHEMA_VIOLATION',
-        message: `the agent's output does not conform to its output schema: ${violations.map((v) => v.description).join('; ')}`,
-        details: { violations },
-      })
-    }
-    return { kind: 'status', state: 'COMPLETED', output: value }
-  }
-
-  #failure(error: unknown): EventBody {
-    // A brand, not instanceof: the agent may have thrown another copy's AgentError.
-    const kind = agentErrorKind(error)
-    if (kind) {
-      const { code, message, details } = error as AgentError
-      if (kind === 'rejection') return { kind: 'status', state: 'REJECTED', error: { code, message } }
-      return failed({ code, message, ...(details && { details }) })
-    }
-    const message = error instanceof Error ? error.message : String(error)
-    return failed({ code: 'AGENT_ERROR', message: message || 'the agent handler failed' })
+    return completion(output, agent)
   }
 
   /**
@@ -276,7 +237,7 @@ export class TaskRun {
     await this.#accept({ kind: 'log', level: upper, message: text })
   }
 
-  async #ask(prompt: string, schema: JsonObject | undefined): Promise<Answer> {
+  async #ask(prompt: string, schema: JsonObject | undefined): Promise<AnswerMessage> {
     return this.#interrupt(() => {
       if (typeof prompt !== 'string' || prompt.length === 0)
         throw new TypeError('ask() needs a non-empty prompt')
@@ -287,7 +248,7 @@ export class TaskRun {
     })
   }
 
-  async #requireAuth(request: AuthRequest): Promise<Answer> {
+  async #requireAuth(request: AuthRequest): Promise<AnswerMessage> {
     return this.#interrupt(() => authRequiredStatus(request))
   }
 
@@ -295,10 +256,10 @@ export class TaskRun {
    * A question to the client (`ask`, `requireAuth`): the recorded answer at this position on a
    * replay; else the status `question()` builds is written and the run suspends.
    */
-  async #interrupt(question: () => StatusEvent): Promise<Answer> {
+  async #interrupt(question: () => StatusEvent): Promise<AnswerMessage> {
     const index = this.#asksSeen++
     const recorded = this.#options.task.answers[index]
-    if (recorded) return recorded
+    if (recorded) return answerMessage(recorded, this.#options.task.history)
     const status = question()
     this.#suspended = true
     // Not the run's last write as far as the lease goes: released only after this run has wound
@@ -372,5 +333,3 @@ export class TaskRun {
 /** The store refused the write by rule (the task ended, the lease moved): not a failure of the run. */
 const isRefusal = (error: unknown): boolean =>
   isSwitchboardError(error) && (error.code === 'TASK_TERMINAL' || error.code === 'LEASE_LOST')
-
-const failed = (error: TaskError): EventBody => ({ kind: 'status', state: 'FAILED', error })

@@ -23,6 +23,8 @@ export interface StatusEvent {
   error?: TaskError
   /** COMPLETED: the validated output. */
   output?: JsonObject
+  /** COMPLETED / FAILED / REJECTED: the agent's last word to the caller (A2A status.message). */
+  message?: Message
   /** The id of the agent message that carries this status (A2A status.message). */
   messageId?: string
 }

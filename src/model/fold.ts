@@ -1,7 +1,7 @@
 import { SwitchboardError } from './errors.ts'
 import type { ChunkEvent, TaskEvent } from './events.ts'
 import { canTransition, isTerminal, type TaskState } from './states.ts'
-import type { Task, TaskHeader } from './task.ts'
+import type { Answer, Task, TaskHeader } from './task.ts'
 
 /** Nothing follows a terminal state: the one check every event, of any kind, must pass. */
 export const assertNotTerminal = (taskId: string, state: TaskState): void => {
@@ -89,8 +89,11 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
       if (event.auth !== undefined || task.auth !== undefined) task.auth = event.auth
       if (event.messageId !== undefined || task.statusMessageId !== undefined)
         task.statusMessageId = event.messageId
+      if (event.message !== undefined || task.statusMessage !== undefined) task.statusMessage = event.message
       if (event.error) task.error = event.error
       if (event.output) task.output = event.output
+      // The agent's final message is a turn of the conversation, like its questions.
+      if (event.message) task.history.push(event.message)
       if (event.prompt && event.messageId) {
         task.history.push({
           messageId: event.messageId,
@@ -117,9 +120,10 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
             },
           )
         }
-        task.answers.push(
-          event.text === undefined ? { input: event.input } : { input: event.input, text: event.text },
-        )
+        const answer: Answer = { input: event.input }
+        if (event.text !== undefined) answer.text = event.text
+        if (event.message) answer.messageId = event.message.messageId
+        task.answers.push(answer)
       }
       if (event.message) task.history.push(event.message)
       break

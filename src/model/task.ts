@@ -43,9 +43,12 @@ export interface TaskHeader {
   extensions?: string[]
 }
 
+/** An answer to the agent's question, as recorded. */
 export interface Answer {
   input: JsonObject
   text?: string
+  /** The id of the message it came in (A2A); absent when it came without one (Clawpedia). */
+  messageId?: string
 }
 
 /** The task: `fold(header, events)`. The store keeps it as a cache for fast reads. */
@@ -68,6 +71,8 @@ export interface Task extends TaskHeader {
   error?: TaskError
   /** The id of the agent message carrying the current status, if any. */
   statusMessageId?: string
+  /** COMPLETED / FAILED / REJECTED: the agent's final message to the caller, when it gave one. */
+  statusMessage?: Message
   artifacts: Artifact[]
   /** Conversation turns: user messages as received, agent prompts as sent. */
   history: Message[]

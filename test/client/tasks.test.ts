@@ -76,7 +76,7 @@ for (const kind of KINDS) {
       const asked = await task.wait({ timeoutMs: 5000 })
       assert.equal(asked.state, 'INPUT_REQUIRED')
       assert.equal(asked.prompt, 'Which sections should the report on "Q3" contain?')
-      assert.deepEqual(asked.inputSchema?.required, ['sections'])
+      assert.deepEqual(asked.inputSchema?.anyOf, [{ required: ['sections'] }, { required: ['text'] }])
       await task.provideInput({ sections: ['Intro', 'Numbers'] })
       const done = await task.wait({ timeoutMs: 5000 })
       assert.equal(done.state, 'COMPLETED')

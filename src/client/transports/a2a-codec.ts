@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto'
 import { OUTPUT_ARTIFACT_NAME, switchboardMeta } from '../../dialects/a2a/wire/extensions.ts'
-import { toA2aPart } from '../../dialects/a2a/wire/parts.ts'
+import { fromA2aPart, toA2aPart } from '../../dialects/a2a/wire/parts.ts'
 import { field, str } from '../../dialects/a2a/wire/read.ts'
+import type { A2aPart } from '../../dialects/a2a/wire/shapes.ts'
 import { fromA2aState } from '../../dialects/a2a/wire/states.ts'
 import type { TaskError } from '../../model/errors.ts'
 import { type JsonObject, LOG_LEVELS, type LogLevel } from '../../model/events.ts'
 import { isObject } from '../../model/json.ts'
+import { messageJson } from '../../model/replies.ts'
 import { ClientError } from '../errors.ts'
-import type { RemoteArtifact, RemoteTask, SendPayload, SendRequest, WireItem } from '../types.ts'
+import type {
+  RemoteArtifact,
+  RemoteMessage,
+  RemoteTask,
+  SendPayload,
+  SendRequest,
+  WireItem,
+} from '../types.ts'
 
 /**
  * A2A 1.0 wire ⇄ the client's view. Reading is lenient as ProtoJSON readers are: enum numbers
@@ -73,7 +82,21 @@ const asTaskError = (value: unknown): TaskError | undefined =>
 
 type StatusFields = Extract<WireItem, { kind: 'status' }>
 
-/** A TaskStatus: the state, and what its message means in that state (question, or error). */
+/** An agent's message: its parts in the model's shape, their text and data. */
+const decodeMessage = (wire: JsonObject): RemoteMessage => {
+  const parts = partsOf(wire).map((part) => fromA2aPart(part as A2aPart))
+  const message: RemoteMessage = { messageId: str(wire, 'messageId') ?? '', parts }
+  const text = textOf(partsOf(wire))
+  if (text !== undefined) message.text = text
+  const data = parts.find((part) => part.kind === 'data')
+  if (data) message.data = data.data
+  return message
+}
+
+/**
+ * A TaskStatus: the state, its message whatever the state, and what that message means in it
+ * (the question, or the error).
+ */
 const decodeStatus = (wire: unknown): StatusFields => {
   if (!isObject(wire)) throw protocolError('a task status is missing')
   const state = fromA2aState(field(wire, 'state'))
@@ -83,6 +106,7 @@ const decodeStatus = (wire: unknown): StatusFields => {
   if (at) result.at = at
   const message = field(wire, 'message')
   const text = isObject(message) ? textOf(partsOf(message)) : undefined
+  if (isObject(message)) result.message = decodeMessage(message)
   const ours = switchboardMeta(message)
   if (state === 'INPUT_REQUIRED' || state === 'AUTH_REQUIRED') {
     if (text !== undefined) result.prompt = text
@@ -97,7 +121,7 @@ const decodeStatus = (wire: unknown): StatusFields => {
 const applyStatus = (task: RemoteTask, status: StatusFields): void => {
   task.state = status.state
   if (status.at) task.updatedAt = status.at
-  for (const key of ['prompt', 'inputSchema', 'error'] as const) {
+  for (const key of ['prompt', 'inputSchema', 'error', 'message'] as const) {
     if (status[key] === undefined) delete task[key]
     else (task as unknown as JsonObject)[key] = status[key]
   }
@@ -119,26 +143,29 @@ export const decodeTask = (wire: unknown): RemoteTask => {
     const output = artifacts.map(outputOf).find((o) => o !== undefined)
     if (output && task.state === 'COMPLETED') task.output = output
   }
+  // No output artifact: the final message is the output, as Clawpedia shows it.
+  if (task.state === 'COMPLETED' && task.output === undefined && task.message)
+    task.output = messageJson(task.message.parts)
   return task
 }
 
-/** A Message answer: no task to follow, so it stands for a task that is already over. */
+/**
+ * A Message answer: no task to follow, so it stands for a task that is already over, whose
+ * output is the message as `{ text, data }` (what Clawpedia shows for it).
+ */
 const decodeReply = (wire: JsonObject): RemoteTask => {
-  const messageId = str(wire, 'messageId')
-  if (!messageId) throw protocolError('a message has no messageId')
-  const parts = partsOf(wire)
+  const reply = decodeMessage(wire)
+  if (!reply.messageId) throw protocolError('a message has no messageId')
   const task: RemoteTask = {
-    id: str(wire, 'taskId') ?? messageId,
+    id: str(wire, 'taskId') ?? reply.messageId,
     dialect: 'a2a',
     state: 'COMPLETED',
-    reply: { messageId, parts },
+    reply,
+    message: reply,
+    output: messageJson(reply.parts),
   }
-  const text = textOf(parts)
-  if (text !== undefined) task.reply!.text = text
   const contextId = str(wire, 'contextId')
   if (contextId) task.contextId = contextId
-  const data = parts.find((p) => isObject(p.data))
-  if (data) task.output = data.data as JsonObject
   return task
 }
 

@@ -5,7 +5,7 @@ import { isObject } from '../../model/json.ts'
 import { textOf } from '../../model/parts.ts'
 import { isTaskState } from '../../model/states.ts'
 import { ClientError } from '../errors.ts'
-import type { RemoteArtifact, RemoteTask, SendPayload, WireItem } from '../types.ts'
+import type { RemoteArtifact, RemoteMessage, RemoteTask, SendPayload, WireItem } from '../types.ts'
 
 /** Clawpedia wire (snake_case, the reference's shapes plus our extensions) ⇄ the client's view. */
 
@@ -14,6 +14,20 @@ const protocolError = (what: string): ClientError => new ClientError('PROTOCOL_E
 const str = (object: JsonObject, name: string): string | undefined => {
   const value = object[name]
   return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/** Our extension: the agent's final message, `{ message_id, text?, data? }`, as the parts it stands for. */
+const decodeMessage = (wire: JsonObject): RemoteMessage => {
+  const message: RemoteMessage = { messageId: str(wire, 'message_id') ?? '', parts: [] }
+  if (typeof wire.text === 'string') {
+    message.text = wire.text
+    message.parts.push({ kind: 'text', text: wire.text })
+  }
+  if (wire.data !== undefined) {
+    message.data = wire.data
+    message.parts.push({ kind: 'data', data: wire.data, mediaType: 'application/json' })
+  }
+  return message
 }
 
 export const decodeClawpediaTask = (wire: unknown): RemoteTask => {
@@ -32,6 +46,7 @@ export const decodeClawpediaTask = (wire: unknown): RemoteTask => {
     task.error = { code: wire.error.code, message: String(wire.error.message ?? '') } as TaskError
     if (isObject(wire.error.details)) task.error.details = wire.error.details
   }
+  if (isObject(wire.message)) task.message = decodeMessage(wire.message)
   const createdAt = str(wire, 'created_at')
   const updatedAt = str(wire, 'updated_at')
   if (createdAt) task.createdAt = createdAt

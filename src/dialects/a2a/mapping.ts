@@ -4,6 +4,7 @@ import type { ChunkEvent, TaskEvent } from '../../model/events.ts'
 import { artifactIndex } from '../../model/fold.ts'
 import type { Message } from '../../model/parts.ts'
 import type { PushConfig } from '../../model/push.ts'
+import { isDirectReply } from '../../model/replies.ts'
 import type { Task } from '../../model/task.ts'
 import { isA2aPushTarget } from './push-target.ts'
 import { OUTPUT_ARTIFACT_NAME, SWITCHBOARD_KEY } from './wire/extensions.ts'
@@ -138,8 +139,9 @@ export const outputArtifact = (task: Pick<Task, 'id' | 'output'>): A2aArtifact |
 /**
  * The status as A2A shows it. An interrupted task carries its question as an agent message (the
  * id the engine recorded with it; the answer's schema, and for AUTH_REQUIRED what to authorize
- * and where, in metadata); a failed or rejected one, its
- * error, under an id derived from the task so every read renders the same message.
+ * and where, in metadata); a failed or rejected one, its error (in metadata), as the agent's
+ * final message when it gave one, else as text under an id derived from the task so every read
+ * renders the same message; any other state, the agent's final message if there is one.
  */
 export const toA2aStatus = (task: Task): A2aTaskStatus => {
   const status: A2aTaskStatus = { state: toA2aState(task.state), timestamp: task.statusAt }
@@ -157,12 +159,24 @@ export const toA2aStatus = (task: Task): A2aTaskStatus => {
       metadata,
     )
   } else if ((task.state === 'FAILED' || task.state === 'REJECTED') && task.error) {
-    status.message = agentMessage(task, stableUuid(`${task.id}/status/${task.state}`), task.error.message, {
-      [SWITCHBOARD_KEY]: { error: task.error },
-    })
+    const ours = { [SWITCHBOARD_KEY]: { error: task.error } }
+    status.message = task.statusMessage
+      ? toA2aMessage({ ...task.statusMessage, metadata: { ...task.statusMessage.metadata, ...ours } }, task)
+      : agentMessage(task, stableUuid(`${task.id}/status/${task.state}`), task.error.message, ours)
+  } else if (task.statusMessage) {
+    status.message = toA2aMessage(task.statusMessage, task)
   }
   return status
 }
+
+/**
+ * A task that is a direct reply (the agent answered with a message and did nothing else) as the
+ * A2A Message a SendMessage answers with. It keeps the task's ids: the task exists (GetTask and
+ * ListTasks show it, COMPLETED with this message as its status), and an agent message names its
+ * task when there is one.
+ */
+export const toA2aReply = (task: Task): A2aMessage | undefined =>
+  isDirectReply(task) ? toA2aMessage(task.statusMessage!, task) : undefined
 
 export interface TaskView {
   /** Absolute base URL of the agent mount (for file links). */

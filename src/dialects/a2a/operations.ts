@@ -4,7 +4,7 @@ import { LIMITS } from '../../engine/limits.ts'
 import type { CallerIdentity } from '../../model/caller.ts'
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
 import { isUuid } from '../../model/ids.ts'
-import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
+import { isTerminal } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { assertStreaming, pushEnabled } from './card.ts'
@@ -15,6 +15,7 @@ import type { MountCards } from './mount-cards.ts'
 import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
 import type { A2aPushTarget } from './push-target.ts'
+import { type AcceptedMessage, answerMessage, streamMessage } from './replies.ts'
 import { liveStream, resumedStream } from './stream.ts'
 import { assertTenant } from './tenant.ts'
 import {
@@ -40,9 +41,6 @@ import type {
   TaskPushNotificationConfig,
 } from './wire/shapes.ts'
 import { fromA2aState } from './wire/states.ts'
-
-/** Terminal or interrupted: where a blocking SendMessage returns. */
-const settled = (state: TaskState): boolean => isTerminal(state) || INTERRUPTED_STATES.has(state)
 
 /** One request's caller as the engine sees it: whose new tasks are, and what it may read and act on. */
 export interface A2aCallers {
@@ -95,32 +93,16 @@ export class A2aOperations {
 
   async sendMessage(params: unknown, signal: AbortSignal): Promise<SendMessageResponse> {
     const request = checkSendMessage(params)
-    const accepted = await this.#accept(request)
-    const blocking = request.configuration?.returnImmediately !== true
-    const task =
-      blocking && !settled(accepted.state)
-        ? await this.#engine.waitFor(this.#actor(request), accepted.id, settled, { signal, known: accepted })
-        : accepted
-    return { task: this.#view(task, request.configuration?.historyLength) }
+    const view = (task: Task) => this.#view(task, request.configuration?.historyLength)
+    const returnImmediately = request.configuration?.returnImmediately === true
+    return answerMessage({ ...(await this.#accepted(request, signal)), returnImmediately, view })
   }
 
   async openMessageStream(params: unknown, signal: AbortSignal): Promise<AsyncGenerator<StreamItem>> {
     assertStreaming(this.#agent)
     const request = checkSendMessage(params)
-    const task = await this.#accept(request)
-    const events = settled(task.state)
-      ? undefined
-      : await this.#engine.followTask(this.#actor(request), task.id, {
-          afterSeq: task.version,
-          signal,
-          known: task,
-        })
-    return liveStream({
-      snapshot: task,
-      events,
-      baseUrl: this.baseUrl,
-      historyLength: request.configuration?.historyLength,
-    })
+    const { historyLength } = request.configuration ?? {}
+    return streamMessage({ ...(await this.#accepted(request, signal)), baseUrl: this.baseUrl, historyLength })
   }
 
   async getTask(params: unknown): Promise<A2aTask> {
@@ -344,6 +326,19 @@ export class A2aOperations {
     return present(request.message.taskId) === undefined ? this.#callers.reader : this.#callers.writer
   }
 
+  /** A message accepted (a new task, or the answer to one), and what answering it needs. */
+  async #accepted(request: SendMessageRequest, signal: AbortSignal): Promise<AcceptedMessage> {
+    const task = await this.#accept(request)
+    const isNew = present(request.message.taskId) === undefined
+    const awaitFirstMove = isNew && this.#agent.directReplies === true
+    return { engine: this.#engine, actor: this.#actor(request), task, signal, awaitFirstMove }
+  }
+
+  /**
+   * The request's `tenant` (body, query or the REST path prefix) selects the tenant; a caller may
+   * use only its own, and an omitted one means it. Another tenant's task answers like a missing
+   * task (`taskId` given: existence never leaks); any other operation is refused as forbidden.
+   */
   #tenant(requested: string | undefined, taskId?: string): void {
     assertTenant(this.#identity.tenant, requested, taskId)
   }

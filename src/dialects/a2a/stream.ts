@@ -13,7 +13,7 @@ import type { StreamItem } from './wire/shapes.ts'
  * client must send a message to go on; digest §3.2). AUTH_REQUIRED keeps it open because the
  * credential may arrive out of band.
  */
-const endsStream = (state: TaskState): boolean => isTerminal(state) || state === 'INPUT_REQUIRED'
+export const endsStream = (state: TaskState): boolean => isTerminal(state) || state === 'INPUT_REQUIRED'
 
 export interface LiveStreamOptions {
   /** The task as the stream starts; its first item. */
@@ -57,7 +57,10 @@ export const resumedStream = (
   baseUrl: string,
 ): AsyncGenerator<StreamItem> => updates(events, baseUrl)
 
-async function* updates(events: AsyncIterable<FollowedEvent>, baseUrl: string): AsyncGenerator<StreamItem> {
+export async function* updates(
+  events: AsyncIterable<FollowedEvent>,
+  baseUrl: string,
+): AsyncGenerator<StreamItem> {
   for await (const { event, task } of events) {
     yield* streamItemsOf(event, task, baseUrl)
     if (event.kind === 'status' && endsStream(event.state)) return

@@ -1,6 +1,7 @@
 import type { AgentDefinition } from '../../agent/define.ts'
 import type { Artifact } from '../../model/artifacts.ts'
 import type { TaskEvent } from '../../model/events.ts'
+import { messageJson } from '../../model/replies.ts'
 import type { TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import {
@@ -37,7 +38,10 @@ export const toClawpediaTask = (task: Task, agentId: string): ClawpediaTask => {
     created_at: task.createdAt,
     updated_at: task.updatedAt,
   }
-  if (task.state === 'COMPLETED') wire.output = task.output ?? {}
+  // A task the agent answered with a message has that message as its output: Clawpedia has no other place for it.
+  const message = task.statusMessage && messageJson(task.statusMessage.parts)
+  if (task.state === 'COMPLETED') wire.output = task.output ?? message ?? {}
+  if (message) wire.message = { message_id: task.statusMessage!.messageId, ...message }
   if (task.state === 'INPUT_REQUIRED' || task.state === 'AUTH_REQUIRED') {
     wire.prompt = task.prompt ?? 'More input is required.'
     if (task.inputSchema) wire.input_schema = task.inputSchema

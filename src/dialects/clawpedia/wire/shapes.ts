@@ -24,6 +24,8 @@ export const ClawpediaTask = Type.Object({
   error: Type.Optional(
     Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(jsonObject()) }),
   ),
+  /** Our extension: the agent's final message (COMPLETED, FAILED), as `{ message_id, text?, data? }`. */
+  message: Type.Optional(jsonObject()),
   created_at: Type.String(),
   updated_at: Type.String(),
 })
