@@ -37,7 +37,11 @@ export const spawnServer = async (
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000)
+    // A server that did not start in time is killed: left running, it would keep the test file alive.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`server did not start:\n${output}`))
+    }, 20_000)
     const check = () => {
       const match = /Switchboard listening on (\S+)/.exec(output)
       if (match) {
