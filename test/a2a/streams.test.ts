@@ -98,7 +98,9 @@ describe('A2A streams', () => {
         .at(-1)
       assert.equal(last.statusUpdate.status.state, 'TASK_STATE_INPUT_REQUIRED')
       assert.match(last.statusUpdate.status.message.parts[0].text, /sections/)
-      assert.equal(last.statusUpdate.status.message.metadata.switchboard.inputSchema.required[0], 'sections')
+      assert.deepEqual(last.statusUpdate.status.message.metadata.switchboard.inputSchema.anyOf[0], {
+        required: ['sections'],
+      })
     }
   })
 
