@@ -74,7 +74,7 @@ export interface Task extends TaskHeader {
   /** COMPLETED / FAILED / REJECTED: the agent's final message to the caller, when it gave one. */
   statusMessage?: Message
   artifacts: Artifact[]
-  /** Conversation turns: user messages as received, agent prompts as sent. */
+  /** Conversation turns: user messages as received, agent prompts and final messages as sent. */
   history: Message[]
   /** How many log events the handler has emitted (replay position). */
   logCount: number

@@ -121,7 +121,7 @@ describe('status messages in every state', () => {
     for (const kind of ['jsonrpc', 'rest'] as const) {
       const agent = await connect(sdk.url, { prefer: [kind], timeoutMs: 5000, cache: false })
       // Long enough to be seen WORKING, whenever the subscription starts; cancelled once it is.
-      const handle = await agent.send({ steps: 200, step_ms: 50 })
+      const handle = await agent.send({ steps: 2000, step_ms: 50 })
       let working: RemoteTask | undefined
       for await (const update of handle.events()) {
         if (update.type === 'status' && update.task.state === 'WORKING') {
