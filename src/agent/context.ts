@@ -90,7 +90,8 @@ export interface AuthRequest extends AuthRequirement {
  * the first unanswered question; `log`, `artifact` and `artifactStream` calls (and a stream's
  * pieces) already recorded by earlier runs are recognised by their position and not emitted
  * twice. So a handler must make the same calls in the same order for the same input and answers:
- * keep side effects after the last `ask`, or make them idempotent. `requireAuth` replays like `ask`: both are questions, answered in order.
+ * keep side effects after the last `ask`, or make them idempotent. `requireAuth` replays like
+ * `ask`: both are questions, answered in order.
  */
 export interface TaskContext {
   readonly taskId: string

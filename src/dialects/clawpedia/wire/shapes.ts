@@ -48,9 +48,9 @@ export type ClawpediaArtifact = Static<typeof ClawpediaArtifact>
 /**
  * The data of an `artifact.update` stream frame. The reference's is `{ artifact_id }`, after which
  * a client fetches the artifact. A streamed artifact (ours) carries itself instead, so that a
- * client need not fetch once per piece: its opening frame holds the artifact (`content` empty, or
- * what it had when the stream was read), each later one a piece to append (`append`, `content`),
- * and `last_chunk` marks the piece that completes it.
+ * client need not fetch once per piece: its opening frame holds the artifact as it opened
+ * (`content` empty), each later one a piece to append (`append`, `content`), and `last_chunk`
+ * marks the piece that completes it.
  */
 export const ClawpediaArtifactUpdate = Type.Object({
   artifact_id: Type.String(),
