@@ -77,7 +77,10 @@ export interface SwitchboardOptions {
   artifacts?: ArtifactOptions
   engine?: Pick<EngineOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'shutdownGraceMs' | 'replicaId'>
   a2a?: {
+    /** Take a request without A2A-Version as 1.0 rather than 0.3 (default false, as the spec says). */
     assumeVersionWhenMissing?: boolean
+    /** Serve A2A 0.3 beside 1.0 (default true); off, 0.3 requests are VersionNotSupportedError. */
+    v03?: boolean
     /** Whether a repeated messageId deduplicates (default true); turn it off for peers that reuse ids. */
     messageIdDedupe?: boolean
   }
@@ -248,6 +251,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     startedAt: new Date(),
     logger,
     a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
+    a2aV03: options.a2a?.v03 ?? true,
     a2aMessageIdDedupe: options.a2a?.messageIdDedupe ?? true,
     checkOutboundUrl: (url) => assertUrlAllowed(url, policy),
     cardSecurity: {

@@ -17,6 +17,8 @@ export interface ServerContext {
   logger: EngineLogger
   /** Accept A2A requests without an A2A-Version header as 1.0 (off by default: the spec says 0.3). */
   a2aAssumeVersion: boolean
+  /** Serve A2A 0.3 beside 1.0 on the same interfaces (on by default): a request without A2A-Version is 0.3. */
+  a2aV03: boolean
   /** A2A messageIds deduplicate (on by default; off for peers that reuse them). */
   a2aMessageIdDedupe: boolean
   /** Refuses (URL_NOT_ALLOWED) a URL the outbound policy forbids: push endpoints at registration. */

@@ -366,7 +366,8 @@ describe('A2A errors on both bindings', () => {
   it('a header-less request is refused with a message saying which version to send', async () => {
     const error = expectRpc(await rpc(gen(), 'GetTask', { id: completed }, {}), 'VersionNotSupportedError')
     assert.match(error.message, /A2A-Version: 1\.0/)
-    assert.equal(error.data[0].metadata.supported, '1.0')
+    // The server speaks 0.3 too (the default), but GetTask is a 1.0 method.
+    assert.equal(error.data[0].metadata.supported, '1.0,0.3')
   })
 
   it('a patch number is ignored, and the version may come as a query parameter', async () => {

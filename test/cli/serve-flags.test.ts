@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { a2aVersionFlags } from '../../src/cli/serve-flags/a2a-versions.ts'
 import { accessFlags } from '../../src/cli/serve-flags/access.ts'
 import { firstSet, mergeOptions } from '../../src/cli/serve-flags/group.ts'
 import { idempotencyFlags } from '../../src/cli/serve-flags/idempotency.ts'
@@ -106,5 +107,26 @@ describe('--idempotency-window and --message-id-dedupe', () => {
       /a2a\.messageIdDedupe in the config file must be on or off/,
     )
     assert.throws(() => resolve({}, {}, { a2a: [] }), /"a2a" must be an object/)
+  })
+})
+
+describe('--a2a-v03', () => {
+  const resolve = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv, file: Record<string, unknown>) =>
+    a2aVersionFlags.resolve({ flags, env, file })
+
+  it('takes the flag, then the environment, then the file; unset leaves the default (on)', () => {
+    assert.deepEqual(resolve({}, {}, {}), {})
+    assert.deepEqual(resolve({ a2aV03: 'off' }, { SWITCHBOARD_A2A_V03: 'on' }, { a2a: { v03: true } }), {
+      a2a: { v03: false },
+    })
+    assert.deepEqual(resolve({}, { SWITCHBOARD_A2A_V03: 'no' }, { a2a: { v03: true } }), {
+      a2a: { v03: false },
+    })
+    assert.deepEqual(resolve({}, {}, { a2a: { v03: false } }), { a2a: { v03: false } })
+  })
+
+  it('refuses a bad value, naming where it came from', () => {
+    assert.throws(() => resolve({ a2aV03: 'sometimes' }, {}, {}), /--a2a-v03 must be on or off/)
+    assert.throws(() => resolve({}, {}, { a2a: { v03: 3 } }), /a2a\.v03 in the config file must be on or off/)
   })
 })

@@ -24,6 +24,24 @@ export interface ServeFlagGroup {
 export const firstSet = <T>(...values: (T | undefined)[]): T | undefined =>
   values.find((v) => v !== undefined && v !== '')
 
+/** `on`/`off` (also true/false, 1/0, yes/no) from a flag or the environment; a boolean from the file. */
+export const onOff = (name: string, value: unknown): boolean => {
+  if (typeof value === 'boolean') return value
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : ''
+  if (['on', 'true', '1', 'yes'].includes(text)) return true
+  if (['off', 'false', '0', 'no'].includes(text)) return false
+  throw new Error(`${name} must be on or off, got "${String(value)}"`)
+}
+
+/** Where a setting came from, for the error that refuses it. */
+export const nameOf = (
+  flag: unknown,
+  flagName: string,
+  env: string | undefined,
+  envName: string,
+  key: string,
+) => (flag !== undefined ? flagName : env ? envName : `${key} in the config file`)
+
 /** A section of the config file (`auth.jwt`): an object, or empty when absent. */
 export const sectionOf = (file: Record<string, unknown>, ...path: string[]): Record<string, unknown> => {
   let section: unknown = file

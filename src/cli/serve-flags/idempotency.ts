@@ -1,19 +1,6 @@
 import type { Command } from 'commander'
-import { firstSet, type ServeFlagGroup, sectionOf } from './group.ts'
+import { firstSet, nameOf, onOff, type ServeFlagGroup, sectionOf } from './group.ts'
 import { parseDuration } from './retention.ts'
-
-/** `on`/`off` (also true/false, 1/0, yes/no) from a flag or the environment; a boolean from the file. */
-const onOff = (name: string, value: unknown): boolean => {
-  if (typeof value === 'boolean') return value
-  const text = typeof value === 'string' ? value.trim().toLowerCase() : ''
-  if (['on', 'true', '1', 'yes'].includes(text)) return true
-  if (['off', 'false', '0', 'no'].includes(text)) return false
-  throw new Error(`${name} must be on or off, got "${String(value)}"`)
-}
-
-/** Where a setting came from, for the error that refuses it. */
-const nameOf = (flag: unknown, flagName: string, env: string | undefined, envName: string, key: string) =>
-  flag !== undefined ? flagName : env ? envName : `${key} in the config file`
 
 /** Request deduplication (docs/a2a.md "Ids", docs/clawpedia.md): the key window and the A2A switch. */
 export const idempotencyFlags: ServeFlagGroup = {

@@ -1,3 +1,4 @@
+import { a2aVersionFlags } from './a2a-versions.ts'
 import { accessFlags } from './access.ts'
 import { apiKeyFlags } from './api-keys.ts'
 import { artifactsFlags } from './artifacts.ts'
@@ -22,6 +23,7 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   cardSigningFlags,
   accessFlags,
   retentionFlags,
+  a2aVersionFlags,
   idempotencyFlags,
   artifactsFlags,
 ]

@@ -99,7 +99,7 @@ export const a2aJsonRpcRoutes = async (
       },
     }
     try {
-      assertVersion(request, server.a2aAssumeVersion)
+      assertVersion(request, server)
       const streaming = Object.hasOwn(STREAMING, method) ? STREAMING[method] : undefined
       if (streaming) {
         const items = await streaming(operationsOf(request), params, call)

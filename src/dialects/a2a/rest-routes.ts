@@ -105,7 +105,7 @@ export const a2aRestRoutes = async (
   // A callback hook, not an async one: no promise per request for a check that never waits.
   app.addHook('preHandler', (request, _reply, done) => {
     try {
-      assertVersion(request, server.a2aAssumeVersion)
+      assertVersion(request, server)
       done()
     } catch (error) {
       done(error as Error)
