@@ -8,7 +8,7 @@ import { a2aJsonRpcRoutes } from './jsonrpc-routes.ts'
 import { mountCards } from './mount-cards.ts'
 import { A2aOperations } from './operations.ts'
 import { a2aRestRoutes } from './rest-routes.ts'
-import { A2A_V03, type A2aWireVersion } from './version.ts'
+import { A2A_V03, type A2aWireVersion, isVersion10, requestedVersion } from './version.ts'
 import { EXTENSIONS_HEADER, formatExtensions } from './wire/service-parameters.ts'
 import { V03_EXTENSIONS_HEADER } from './wire/v03/shapes.ts'
 
@@ -37,9 +37,10 @@ export const a2aRoutes = async (
       v03: version === A2A_V03,
     })
 
-  app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) =>
-    sendCard(request, reply, await cards.public(), server.startedAt),
-  )
+  app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) => {
+    const pure10 = requestedVersion(request) !== undefined && isVersion10(request, server)
+    return sendCard(request, reply, await cards.public({ pure10 }), server.startedAt)
+  })
 
   // Both bindings: the extensions a request activates are negotiated once, and echoed in the
   // response's A2A-Extensions whatever it answers (set on the raw response, so a stream's head,
