@@ -3,7 +3,14 @@ import { SwitchboardError } from '../../model/errors.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
-import { isV03Method, V03_STREAMING, V03_UNARY, V10_METHOD_OF, v03JsonRpcError } from './jsonrpc-v03.ts'
+import {
+  failedStream,
+  isV03Method,
+  V03_STREAMING,
+  V03_UNARY,
+  V10_METHOD_OF,
+  v03JsonRpcError,
+} from './jsonrpc-v03.ts'
 import { JSON_CONTENT_TYPE, responseType } from './media-type.ts'
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
@@ -111,7 +118,12 @@ export const a2aJsonRpcRoutes = async (
     const ops = operationsOf(request, A2A_V03)
     const streaming = Object.hasOwn(V03_STREAMING, method) ? V03_STREAMING[method] : undefined
     if (streaming) {
-      const items = await streaming(ops, params, { signal: call.signal, resumeAfter: lastEventId(request) })
+      // A 0.3 client reads any answer to a stream request as SSE (@a2a-js/sdk 0.3 refuses anything
+      // else): a failure before the first event is the stream's one error event.
+      const items = await streaming(ops, params, {
+        signal: call.signal,
+        resumeAfter: lastEventId(request),
+      }).catch(failedStream)
       return serveStream({
         reply,
         server,

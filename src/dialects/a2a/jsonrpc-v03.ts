@@ -1,4 +1,5 @@
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
+import { isTerminal, type TaskState } from '../../model/states.ts'
 import { A2A_ERRORS, type A2aErrorKind, type A2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
 import { endsStream } from './stream.ts'
@@ -86,9 +87,27 @@ export const V03_UNARY: Readonly<Record<string, Unary>> = {
 export const V03_STREAMING: Readonly<Record<string, V03Streaming>> = {
   'message/stream': async (ops, params, { signal }) =>
     toV03Stream(await ops.openMessageStream(fromV03SendParams(checkV03SendParams(params)), signal)),
-  'tasks/resubscribe': async (ops, params, { signal, resumeAfter }) =>
-    toV03Stream(await ops.openSubscription(fromV03TaskId(checkV03TaskId(params)), resumeAfter, signal)),
+  // A finished task is its Task, and the stream ends (1.0 refuses: nothing is left to follow).
+  'tasks/resubscribe': async (ops, params, { signal, resumeAfter }) => {
+    const request = fromV03TaskId(checkV03TaskId(params))
+    try {
+      return toV03Stream(await ops.openSubscription(request, resumeAfter, signal))
+    } catch (error) {
+      const state = isSwitchboardError(error) ? error.details?.state : undefined
+      if (typeof state !== 'string' || !isTerminal(state as TaskState)) throw error
+      return only({ event: toV03Task(await ops.getTask(request)) })
+    }
+  },
 }
+
+async function* only(item: V03StreamItem): AsyncGenerator<V03StreamItem> {
+  yield item
+}
+
+/** A stream whose first step fails: rendered as the stream's error event. */
+export const failedStream = (error: unknown): AsyncIterable<never> => ({
+  [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
+})
 
 export const isV03Method = (method: string): boolean =>
   Object.hasOwn(V03_UNARY, method) || Object.hasOwn(V03_STREAMING, method)
