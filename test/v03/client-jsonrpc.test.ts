@@ -52,7 +52,8 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
     const agent = await connect(peer.url, { cache: false })
     const handle = await agent.send({ text: 'streamed' })
     const updates = []
-    for await (const update of handle.events({ via: 'stream', signal: AbortSignal.timeout(10_000) })) updates.push(update)
+    for await (const update of handle.events({ via: 'stream', signal: AbortSignal.timeout(10_000) }))
+      updates.push(update)
     const last = updates.at(-1)
     assert.equal(last?.type === 'status' && last.task.state, 'COMPLETED')
   })
