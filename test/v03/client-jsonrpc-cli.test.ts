@@ -22,6 +22,8 @@ describe('the CLI against a 0.3 agent', () => {
       json<{ interfaces: { kind: string; url: string }[] }>(card).interfaces.map((i) => [i.kind, i.url]),
       [['jsonrpc', `${peer.url}/`]],
     )
+    const text = await cli(['card', peer.url])
+    assert.match(text.stdout, /\* jsonrpc +http:\/\/127\.0\.0\.1:\d+\/ \(A2A 0\.3\)/)
     const sent = await cli(['send', peer.url, '--text', 'hello', '--wait', '--json'])
     assert.equal(sent.code, 0, sent.stderr)
     const task = json<RemoteTask>(sent)
