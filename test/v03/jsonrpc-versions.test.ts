@@ -91,6 +91,19 @@ describe('version selection on the JSON-RPC endpoint', () => {
     ])
   })
 
+  it('a message may leave out its kind, as the spec examples do; a wrong kind is refused by name', async () => {
+    const bare = userMessage({ steps: 1, step_ms: 0 })
+    const { kind: _, ...untagged } = bare.message
+    const served = await rpc(base(), 'message/send', { message: untagged }, NONE)
+    assert.equal(served.body.result?.status.state, 'completed', JSON.stringify(served.body))
+    const wrong = await rpc(base(), 'message/send', { message: { ...bare.message, kind: 'task' } }, NONE)
+    assert.equal(wrong.body.error.code, -32602)
+    assert.deepEqual(
+      wrong.body.error.data.fieldViolations.map((v: { field: string }) => v.field),
+      ['/message/kind'],
+    )
+  })
+
   it('a2a.v03 off: 0.3 methods are refused with VersionNotSupported; 1.0 is served', async () => {
     const { body } = await rpc(only10.base('long-runner'), 'message/send', userMessage({ steps: 1 }), NONE)
     assert.equal(body.error.code, -32009)

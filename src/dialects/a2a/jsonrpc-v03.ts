@@ -43,7 +43,10 @@ export interface V03StreamItem {
   event: V03StreamEvent
 }
 
-/** tasks/pushNotificationConfig/get without a config id: the task's first config (0.3 allows one per task). */
+/**
+ * tasks/pushNotificationConfig/get without a config id (0.3 allows bare TaskIdParams, from when a
+ * task had one config): the task's first config.
+ */
 const getPushConfig: Unary = async (ops, params) => {
   const { taskId, id } = fromV03PushConfigId(checkV03GetPushConfig(params))
   if (id !== undefined) return toV03TaskPushConfig(await ops.getPushConfig({ taskId, id }))
@@ -93,7 +96,8 @@ export const V03_STREAMING: Readonly<Record<string, V03Streaming>> = {
     try {
       return toV03Stream(await ops.openSubscription(request, resumeAfter, signal))
     } catch (error) {
-      const state = isSwitchboardError(error) ? error.details?.state : undefined
+      const refused = isSwitchboardError(error) && error.code === 'UNSUPPORTED_OPERATION'
+      const state = refused ? error.details?.state : undefined
       if (typeof state !== 'string' || !isTerminal(state as TaskState)) throw error
       return only({ event: toV03Task(await ops.getTask(request)) })
     }
@@ -127,9 +131,9 @@ export const V10_METHOD_OF: Readonly<Record<string, string>> = {
 }
 
 /**
- * The 0.3 stream ends where 1.0's does, and also at auth-required (0.3 §7.2: the stream closes
- * with the status update whose `final` is true, and a 0.3 client stops there); that update is
- * the one marked final.
+ * The 0.3 stream ends where 1.0's does, and also at auth-required (the credential comes out of
+ * band, and a 0.3 client stops at the update marked `final`: "the final event in the stream for
+ * this interaction"; the server closes the connection after it, spec §9.3).
  */
 const endsV03Stream = (response: StreamItem['response']): boolean => {
   if (!('statusUpdate' in response)) return false

@@ -53,7 +53,7 @@ export const fromV03Part = (part: V03Part): A2aPart => {
   return wire
 }
 
-export const fromV03Message = (message: V03Message): A2aMessage => {
+export const fromV03Message = (message: Omit<V03Message, 'kind'>): A2aMessage => {
   const wire: A2aMessage = {
     messageId: message.messageId,
     role: message.role === 'agent' ? 'ROLE_AGENT' : 'ROLE_USER',

@@ -189,9 +189,13 @@ export const V03TaskPushConfig = Type.Object({
 })
 export type V03TaskPushConfig = Static<typeof V03TaskPushConfig>
 
-/** A client's message: always from the user. */
+/**
+ * A client's message: always from the user. Its `kind` may be left out, as the spec's own
+ * examples do (§9); the schema requires it, and when present it must be "message".
+ */
 export const V03InboundMessage = Type.Object({
   ...V03Message.properties,
+  kind: Type.Optional(Type.Literal('message')),
   role: Type.Literal('user'),
   parts: Type.Array(V03Part, { minItems: 1 }),
 })
