@@ -3,9 +3,13 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import { fromV03Task } from '../dialects/a2a/wire/v03/from-v03.ts'
+import { V03Task } from '../dialects/a2a/wire/v03/shapes.ts'
+import { isObject } from '../model/json.ts'
 import { SIGNATURE_HEADER, verifySignature } from '../outbound/signing.ts'
+import { compileSchema } from '../schema/json-schema.ts'
 import { pushFeedOf, type TaskHandle } from './task-handle.ts'
-import { decodeStreamResponse, taskIdOfStreamResponse } from './transports/a2a-codec.ts'
+import { decodeStreamResponse, decodeTask, taskIdOfStreamResponse } from './transports/a2a-codec.ts'
 import { decodeClawpediaNotification } from './transports/clawpedia-codec.ts'
 import type { WireItem } from './types.ts'
 
@@ -58,7 +62,7 @@ const JSON_TYPES = new Set(['application/json', 'application/a2a+json'])
 
 /**
  * Receives push notifications for the tasks this client created or registered, in both dialects
- * (Clawpedia `task.status.updated` bodies and A2A 1.0 StreamResponse bodies), and feeds them to
+ * (Clawpedia `task.status.updated` bodies, A2A 1.0 StreamResponse bodies and A2A 0.3 Task bodies), and feeds them to
  * the tasks' handles. Mount it in node:http (`handler`), express (`express`) or fastify
  * (`fastify`), or run it on its own (`listen`).
  *
@@ -150,7 +154,7 @@ export class WebhookReceiver {
       return refuse(400, 'INVALID_REQUEST', (error as Error).message)
     }
     if (!decoded)
-      return refuse(400, 'INVALID_REQUEST', 'neither a Clawpedia notification nor an A2A StreamResponse')
+      return refuse(400, 'INVALID_REQUEST', 'neither a Clawpedia notification, an A2A StreamResponse nor an A2A 0.3 Task')
     const handle = await this.#known(decoded.taskId)
     if (!handle)
       return refuse(404, 'TASK_NOT_FOUND', `task ${decoded.taskId} is not followed by this receiver`)
@@ -298,10 +302,19 @@ const parseAuth = (auth: NonNullable<WebhookReceiverOptions['auth']>): { name: s
   return { name: auth.slice(0, colon).trim(), value: auth.slice(colon + 1).trim() }
 }
 
-/** Which task a body is about, and what it says; undefined when it is neither dialect's. */
+const isV03Task = compileSchema(V03Task)
+
+/**
+ * Which task a body is about, and what it says; undefined when it is none of the three: a
+ * Clawpedia notification, an A2A 1.0 StreamResponse, or an A2A 0.3 Task (what a 0.3 agent posts).
+ */
 const decode = (body: unknown): { taskId: string; item: WireItem | undefined } | undefined => {
   const task = decodeClawpediaNotification(body)
   if (task) return { taskId: task.id, item: { kind: 'task', task, snapshot: false } }
+  if (isObject(body) && body.kind === 'task' && isV03Task(body).length === 0) {
+    const v03 = decodeTask(fromV03Task(body as V03Task))
+    return { taskId: v03.id, item: { kind: 'task', task: v03, snapshot: false } }
+  }
   const taskId = taskIdOfStreamResponse(body)
   return taskId ? { taskId, item: decodeStreamResponse(body) } : undefined
 }

@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, afterEach, before, describe, it } from 'node:test'
+import { connect, createWebhookReceiver } from '../../src/client.ts'
 import { renderA2aPush } from '../../src/dialects/a2a/push-body.ts'
 import { asV03PushTarget } from '../../src/dialects/a2a/push-target.ts'
 import { rpc, startA2a, type TestServer } from '../a2a/helpers.ts'
+import { stubServer } from '../client/helpers.ts'
 import { eventually } from '../helpers/server.ts'
 import { deliveryOf, echoTask, onCleanup, type Receiver, runCleanup, startReceiver } from '../push/helpers.ts'
 import { checkV03 } from './helpers.ts'
@@ -121,6 +123,44 @@ describe('0.3 push bodies', () => {
     )
     for (const delivered of bodies10) assert.equal(delivered.kind, undefined, 'a 1.0 StreamResponse')
     assert.equal(current.received[0]?.headers['content-type'], 'application/a2a+json')
+  })
+})
+
+describe('our client follows a 0.3 agent by webhook', () => {
+  it('registers its receiver over 0.3; the 0.3 Task bodies it gets drive the handle to the end', async () => {
+    const receiver = createWebhookReceiver({ auth: 'Authorization: Bearer hook-secret' })
+    const listening = await receiver.listen({ path: '/hook' })
+    onCleanup(listening.close)
+    const jsonrpc = `${server.base('long-runner')}/a2a/jsonrpc`
+    const stub = await stubServer(() => ({
+      status: 200,
+      body: {
+        name: 'Long runner at 0.3',
+        description: 'Our long runner, by its 0.3 interface only',
+        url: jsonrpc,
+        protocolVersion: '0.3.0',
+        version: '1',
+        capabilities: { streaming: true, pushNotifications: true },
+        defaultInputModes: ['application/json'],
+        defaultOutputModes: ['application/json'],
+        skills: [],
+      },
+    }))
+    onCleanup(stub.close)
+    const agent = await connect(stub.url, { cache: false })
+    assert.equal(agent.interface.a2aVersion, '0.3')
+    const handle = await agent.send({ steps: 2, step_ms: 20 }, { webhook: { receiver, url: listening.url } })
+    const states = []
+    for await (const update of handle.events({ via: 'push', signal: AbortSignal.timeout(10_000) }))
+      if (update.type === 'status') states.push(update.task.state)
+    assert.equal(states.at(-1), 'COMPLETED')
+    const configs = (
+      await rpc(server.base('long-runner'), 'tasks/pushNotificationConfig/list', { id: handle.id }, NONE)
+    ).body.result
+    assert.deepEqual(configs[0].pushNotificationConfig.authentication, {
+      schemes: ['Bearer'],
+      credentials: 'hook-secret',
+    })
   })
 })
 
