@@ -154,7 +154,11 @@ export class WebhookReceiver {
       return refuse(400, 'INVALID_REQUEST', (error as Error).message)
     }
     if (!decoded)
-      return refuse(400, 'INVALID_REQUEST', 'neither a Clawpedia notification, an A2A StreamResponse nor an A2A 0.3 Task')
+      return refuse(
+        400,
+        'INVALID_REQUEST',
+        'neither a Clawpedia notification, an A2A StreamResponse nor an A2A 0.3 Task',
+      )
     const handle = await this.#known(decoded.taskId)
     if (!handle)
       return refuse(404, 'TASK_NOT_FOUND', `task ${decoded.taskId} is not followed by this receiver`)

@@ -139,6 +139,44 @@ describe('our client against our server at 0.3', () => {
     }
   })
 
+  it('an answer that is not valid 0.3 is PROTOCOL_ERROR naming the field', async () => {
+    const stub = await stubServer((req) =>
+      req.method === 'GET'
+        ? {
+            status: 200,
+            body: {
+              name: 'Broken',
+              description: 'Answers with a task that has no status',
+              url: `http://${req.headers.host}/rpc`,
+              protocolVersion: '0.3.0',
+              version: '1',
+              capabilities: {},
+              defaultInputModes: ['text/plain'],
+              defaultOutputModes: ['text/plain'],
+              skills: [],
+            },
+          }
+        : {
+            status: 200,
+            body: {
+              jsonrpc: '2.0',
+              id: JSON.parse(req.body).id,
+              result: { kind: 'task', id: 't', contextId: 'c' },
+            },
+          },
+    )
+    try {
+      const agent = await connect(stub.url, { cache: false })
+      await assert.rejects(agent.send({ text: 'hi' }), (error: unknown) => {
+        rejectsWith('PROTOCOL_ERROR')(error)
+        assert.match((error as Error).message, /\/status/)
+        return true
+      })
+    } finally {
+      await stub.close()
+    }
+  })
+
   it('reads 0.3 error objects as 1.0 ones: reason, metadata, field violations', () => {
     const error = fromV03JsonRpcError(
       {

@@ -45,7 +45,7 @@ const reader = <T>(schema: TSchema, what: string) => {
     if (violations.length === 0) return value as T
     throw new ClientError(
       'PROTOCOL_ERROR',
-      `${what} is not a valid A2A 0.3 ${what}: ${violations
+      `the ${what} is not valid A2A 0.3: ${violations
         .slice(0, 3)
         .map((v) => v.description)
         .join('; ')}`,
