@@ -9,9 +9,6 @@ import { enumOf, jsonObject } from '../../../../schema/typebox.ts'
  * Unknown fields are allowed, as the 0.3 schema allows them.
  */
 
-/** The card's `protocolVersion` for 0.3, and what a 0.3 AgentInterface entry carries. */
-export const A2A_V03_PROTOCOL_VERSION = '0.3.0'
-
 /** The 0.3 extension header (1.0 renamed it A2A-Extensions). */
 export const V03_EXTENSIONS_HEADER = 'X-A2A-Extensions'
 

@@ -28,7 +28,7 @@ import { toV03State } from './states.ts'
 /**
  * 1.0 wire → 0.3 wire, pure: what the 1.0 operations answer, rendered for a 0.3 client (server),
  * and a 1.0 request rendered for a 0.3 agent (client). Fields 0.3 has no place for are dropped:
- * a text part's mediaType and filename, a file part's metadata is kept on the part.
+ * the mediaType and filename of a text or data part.
  */
 
 /**
