@@ -1,0 +1,189 @@
+import type { JsonObject } from '../../../../model/events.ts'
+import { isObject } from '../../../../model/json.ts'
+import { field, str } from '../read.ts'
+import type {
+  A2aArtifact,
+  A2aMessage,
+  A2aPart,
+  A2aTask,
+  A2aTaskStatus,
+  SendMessageResponse,
+  StreamResponse,
+} from '../shapes.ts'
+import { A2A_TASK_STATES, type A2aTaskState } from '../states.ts'
+import {
+  V03_ROLES,
+  V03_TASK_STATES,
+  type V03Artifact,
+  type V03Message,
+  type V03Part,
+  type V03SendMessageResponse,
+  type V03StreamResponse,
+  type V03Task,
+  type V03TaskState,
+  type V03TaskStatus,
+} from './rest-shapes.ts'
+
+/**
+ * The A2A data objects between their 0.3 HTTP+JSON shapes and their 1.0 ProtoJSON ones, both ways,
+ * as pure functions. `…ToV03` is what a 0.3 peer is sent (the server's answers, the client's
+ * requests); `…FromV03` is what it sent, read leniently as ProtoJSON readers do (proto names,
+ * enum numbers; unknown fields ignored), for the 1.0 checks and decoders to take from there.
+ *
+ * What 0.3 cannot carry is dropped on the way there: a part's `filename` and `metadata`, a
+ * message's `referenceTaskIds`. A 1.0 data part whose value is not an object (0.3 wants a Struct)
+ * goes as `{ value: … }`.
+ */
+
+const list = (holder: JsonObject, camel: string): JsonObject[] => {
+  const value = field(holder, camel)
+  return Array.isArray(value) ? value.filter(isObject) : []
+}
+
+// ---- toward 0.3 -------------------------------------------------------------------------------
+
+export const stateToV03 = (state: A2aTaskState): V03TaskState =>
+  state === 'TASK_STATE_CANCELED' ? 'TASK_STATE_CANCELLED' : state
+
+export const partToV03 = (part: A2aPart): V03Part => {
+  if (part.text !== undefined) return { text: part.text }
+  const mimeType = part.mediaType ? { mimeType: part.mediaType } : {}
+  if (part.url !== undefined) return { file: { fileWithUri: part.url, ...mimeType } }
+  if (part.raw !== undefined) return { file: { fileWithBytes: part.raw, ...mimeType } }
+  return { data: { data: isObject(part.data) ? part.data : { value: part.data as never } } }
+}
+
+export const messageToV03 = (message: A2aMessage): V03Message => {
+  const wire: V03Message = {
+    messageId: message.messageId,
+    role: message.role,
+    content: message.parts.map(partToV03),
+  }
+  if (message.contextId) wire.contextId = message.contextId
+  if (message.taskId) wire.taskId = message.taskId
+  if (message.metadata) wire.metadata = message.metadata
+  if (message.extensions?.length) wire.extensions = message.extensions
+  return wire
+}
+
+export const statusToV03 = (status: A2aTaskStatus): V03TaskStatus => {
+  const wire: V03TaskStatus = { state: stateToV03(status.state) }
+  if (status.message) wire.message = messageToV03(status.message)
+  if (status.timestamp) wire.timestamp = status.timestamp
+  return wire
+}
+
+export const artifactToV03 = (artifact: A2aArtifact): V03Artifact => {
+  const wire: V03Artifact = { artifactId: artifact.artifactId, parts: artifact.parts.map(partToV03) }
+  if (artifact.name) wire.name = artifact.name
+  if (artifact.description) wire.description = artifact.description
+  if (artifact.metadata) wire.metadata = artifact.metadata
+  if (artifact.extensions?.length) wire.extensions = artifact.extensions
+  return wire
+}
+
+export const taskToV03 = (task: A2aTask): V03Task => {
+  const wire: V03Task = { id: task.id, contextId: task.contextId, status: statusToV03(task.status) }
+  if (task.artifacts?.length) wire.artifacts = task.artifacts.map(artifactToV03)
+  if (task.history?.length) wire.history = task.history.map(messageToV03)
+  if (task.metadata) wire.metadata = task.metadata
+  return wire
+}
+
+/** The states after which a 0.3 stream ends, so their status update is `final` (as ours end, stream.ts). */
+const FINAL_STATES: ReadonlySet<A2aTaskState> = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_INPUT_REQUIRED',
+])
+
+export const streamResponseToV03 = (response: StreamResponse): V03StreamResponse => {
+  if ('task' in response) return { task: taskToV03(response.task) }
+  if ('message' in response) return { message: messageToV03(response.message) }
+  if ('statusUpdate' in response) {
+    const { taskId, contextId, status, metadata } = response.statusUpdate
+    const update = { taskId, contextId, status: statusToV03(status), ...(metadata && { metadata }) }
+    return { statusUpdate: FINAL_STATES.has(status.state) ? { ...update, final: true } : update }
+  }
+  const { artifact, ...rest } = response.artifactUpdate
+  return { artifactUpdate: { ...rest, artifact: artifactToV03(artifact) } }
+}
+
+export const sendResponseToV03 = (response: SendMessageResponse): V03SendMessageResponse =>
+  'task' in response ? { task: taskToV03(response.task) } : { message: messageToV03(response.message) }
+
+// ---- from 0.3 ---------------------------------------------------------------------------------
+
+/** A 0.3 state (name or number) by its 1.0 name; unknown values pass through for the check to refuse. */
+export const stateFromV03 = (value: unknown): unknown => {
+  const name = typeof value === 'number' ? V03_TASK_STATES[value] : value
+  if (name === 'TASK_STATE_CANCELLED') return 'TASK_STATE_CANCELED'
+  return typeof name === 'string' && (A2A_TASK_STATES as readonly string[]).includes(name) ? name : value
+}
+
+const roleFromV03 = (value: unknown): unknown =>
+  typeof value === 'number' && V03_ROLES[value] !== undefined ? V03_ROLES[value] : value
+
+export const partFromV03 = (part: JsonObject): JsonObject => {
+  if ('text' in part) return { text: part.text as never }
+  const file = field(part, 'file')
+  if (isObject(file)) {
+    const mediaType = str(file, 'mimeType')
+    const common = mediaType ? { mediaType } : {}
+    const uri = field(file, 'fileWithUri')
+    if (uri !== undefined && uri !== null) return { url: uri as never, ...common }
+    return { raw: field(file, 'fileWithBytes') as never, ...common }
+  }
+  const data = field(part, 'data')
+  return { data: (isObject(data) ? data.data : data) as never }
+}
+
+export const messageFromV03 = (message: JsonObject): JsonObject => {
+  const wire: JsonObject = { ...message, role: roleFromV03(field(message, 'role')) as never }
+  delete wire.content
+  wire.parts = list(message, 'content').map(partFromV03)
+  return wire
+}
+
+export const statusFromV03 = (status: JsonObject): JsonObject => {
+  const wire: JsonObject = { ...status, state: stateFromV03(field(status, 'state')) as never }
+  const message = field(status, 'message') ?? field(status, 'update')
+  delete wire.update
+  if (isObject(message)) wire.message = messageFromV03(message)
+  return wire
+}
+
+export const artifactFromV03 = (artifact: JsonObject): JsonObject => ({
+  ...artifact,
+  parts: list(artifact, 'parts').map(partFromV03),
+})
+
+export const taskFromV03 = (task: JsonObject): JsonObject => {
+  const wire: JsonObject = { ...task }
+  const status = field(task, 'status')
+  if (isObject(status)) wire.status = statusFromV03(status)
+  if (Array.isArray(field(task, 'artifacts'))) wire.artifacts = list(task, 'artifacts').map(artifactFromV03)
+  if (Array.isArray(field(task, 'history'))) wire.history = list(task, 'history').map(messageFromV03)
+  return wire
+}
+
+/** A 0.3 StreamResponse (or SendMessageResponse) as the 1.0 one; anything unrecognised as given. */
+export const streamResponseFromV03 = (value: unknown): unknown => {
+  if (!isObject(value)) return value
+  if (isObject(value.task)) return { task: taskFromV03(value.task) }
+  const message = value.message ?? value.msg
+  if (isObject(message)) return { message: messageFromV03(message) }
+  const status = field(value, 'statusUpdate')
+  if (isObject(status)) {
+    const inner = field(status, 'status')
+    return { statusUpdate: { ...status, ...(isObject(inner) && { status: statusFromV03(inner) }) } }
+  }
+  const artifact = field(value, 'artifactUpdate')
+  if (isObject(artifact)) {
+    const inner = field(artifact, 'artifact')
+    return { artifactUpdate: { ...artifact, ...(isObject(inner) && { artifact: artifactFromV03(inner) }) } }
+  }
+  return value
+}

@@ -1,0 +1,232 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { enumOf, jsonObject } from '../../../../schema/typebox.ts'
+
+/**
+ * The A2A 0.3 HTTP+JSON bodies: the ProtoJSON of the 0.3 proto (package `a2a.v1`, what
+ * @a2a-js/sdk 0.3.14 sends and reads). They differ from 1.0 in names and shapes, not in meaning:
+ * a message's parts are `content`; a part is `{text}`, `{file: {fileWithUri|fileWithBytes,
+ * mimeType}}` or `{data: {data}}` and has no metadata or filename; the cancelled state is spelled
+ * `TASK_STATE_CANCELLED`; a status update says whether it is `final`; a push config is wrapped
+ * (`{name, pushNotificationConfig}`) and authenticates with a list of `schemes`. Each shape is one
+ * TypeBox declaration, shared by the server (which checks requests against it) and the client.
+ */
+
+const Struct = jsonObject()
+const Strings = Type.Array(Type.String())
+const Id = Type.String({ minLength: 1, maxLength: 256 })
+const Ref = Type.String({ maxLength: 256 })
+
+/** The 0.3 TaskState enum, in number order (ProtoJSON readers take the numbers too). */
+export const V03_TASK_STATES = [
+  'TASK_STATE_UNSPECIFIED',
+  'TASK_STATE_SUBMITTED',
+  'TASK_STATE_WORKING',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELLED',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_AUTH_REQUIRED',
+] as const
+export type V03TaskState = (typeof V03_TASK_STATES)[number]
+
+/** The 0.3 Role enum, by name or number. */
+export const V03_ROLES = ['ROLE_UNSPECIFIED', 'ROLE_USER', 'ROLE_AGENT'] as const
+
+export const V03FilePart = Type.Object(
+  {
+    fileWithUri: Type.Optional(Type.String({ format: 'uri', maxLength: 8192 })),
+    // bytes in ProtoJSON: base64, standard or URL-safe, padded or not.
+    fileWithBytes: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/_-]*={0,2}$' })),
+    mimeType: Type.Optional(Type.String({ maxLength: 255 })),
+  },
+  { oneOf: [{ required: ['fileWithUri'] }, { required: ['fileWithBytes'] }] },
+)
+export type V03FilePart = Static<typeof V03FilePart>
+
+/** Exactly one of `text`, `file`, `data`; a DataPart's `data` is a Struct (a JSON object). */
+export const V03Part = Type.Object(
+  {
+    text: Type.Optional(Type.String()),
+    file: Type.Optional(V03FilePart),
+    data: Type.Optional(Type.Object({ data: Struct })),
+  },
+  { oneOf: [{ required: ['text'] }, { required: ['file'] }, { required: ['data'] }] },
+)
+export type V03Part = Static<typeof V03Part>
+
+export const V03Message = Type.Object({
+  messageId: Id,
+  contextId: Type.Optional(Ref),
+  taskId: Type.Optional(Ref),
+  role: enumOf([...V03_ROLES, 0, 1, 2]),
+  content: Type.Array(V03Part),
+  metadata: Type.Optional(Struct),
+  extensions: Type.Optional(Strings),
+})
+export type V03Message = Static<typeof V03Message>
+
+export const V03TaskStatus = Type.Object({
+  state: enumOf(V03_TASK_STATES),
+  /** The proto field `update`, whose json_name is `message`. */
+  message: Type.Optional(V03Message),
+  timestamp: Type.Optional(Type.String()),
+})
+export type V03TaskStatus = Static<typeof V03TaskStatus>
+
+export const V03Artifact = Type.Object({
+  artifactId: Type.String(),
+  name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  parts: Type.Array(V03Part),
+  metadata: Type.Optional(Struct),
+  extensions: Type.Optional(Strings),
+})
+export type V03Artifact = Static<typeof V03Artifact>
+
+export const V03Task = Type.Object({
+  id: Type.String(),
+  contextId: Type.String(),
+  status: V03TaskStatus,
+  artifacts: Type.Optional(Type.Array(V03Artifact)),
+  history: Type.Optional(Type.Array(V03Message)),
+  metadata: Type.Optional(Struct),
+})
+export type V03Task = Static<typeof V03Task>
+
+export const V03StatusUpdate = Type.Object({
+  taskId: Type.String(),
+  contextId: Type.String(),
+  status: V03TaskStatus,
+  /** True on the update after which the stream ends (a terminal state, or input required). */
+  final: Type.Optional(Type.Boolean()),
+  metadata: Type.Optional(Struct),
+})
+export type V03StatusUpdate = Static<typeof V03StatusUpdate>
+
+export const V03ArtifactUpdate = Type.Object({
+  taskId: Type.String(),
+  contextId: Type.String(),
+  artifact: V03Artifact,
+  append: Type.Optional(Type.Boolean()),
+  lastChunk: Type.Optional(Type.Boolean()),
+  metadata: Type.Optional(Struct),
+})
+export type V03ArtifactUpdate = Static<typeof V03ArtifactUpdate>
+
+/** One SSE event of `message:stream` and `tasks/{id}:subscribe`: the oneof, no wrapper. */
+export const V03StreamResponse = Type.Union([
+  Type.Object({ task: V03Task }),
+  Type.Object({ message: V03Message }),
+  Type.Object({ statusUpdate: V03StatusUpdate }),
+  Type.Object({ artifactUpdate: V03ArtifactUpdate }),
+])
+export type V03StreamResponse = Static<typeof V03StreamResponse>
+
+export const V03SendMessageResponse = Type.Union([
+  Type.Object({ task: V03Task }),
+  Type.Object({ message: V03Message }),
+])
+export type V03SendMessageResponse = Static<typeof V03SendMessageResponse>
+
+export const V03AuthenticationInfo = Type.Object({
+  schemes: Type.Array(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
+  credentials: Type.Optional(Type.String({ pattern: '^[^\\r\\n]*$', maxLength: 8192 })),
+})
+export type V03AuthenticationInfo = Static<typeof V03AuthenticationInfo>
+
+export const V03PushNotificationConfig = Type.Object({
+  id: Type.Optional(Ref),
+  url: Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048 }),
+  token: Type.Optional(Type.String({ maxLength: 4096 })),
+  authentication: Type.Optional(V03AuthenticationInfo),
+})
+export type V03PushNotificationConfig = Static<typeof V03PushNotificationConfig>
+
+/** `name` is the resource name `tasks/{taskId}/pushNotificationConfigs/{configId}`. */
+export const V03TaskPushNotificationConfig = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 600 })),
+  pushNotificationConfig: V03PushNotificationConfig,
+})
+export type V03TaskPushNotificationConfig = Static<typeof V03TaskPushNotificationConfig>
+
+/**
+ * The body of `POST /v1/tasks/{id}/pushNotificationConfigs` as the 0.3 spec (§7.5) and sdk
+ * 0.3.14's server read it: the CreateTaskPushNotificationConfigRequest, config under `config`.
+ * (The proto's HTTP rule and sdk 0.3.14's client send the bare TaskPushNotificationConfig; the
+ * server takes both.)
+ */
+export const V03CreatePushConfigRequest = Type.Object({
+  parent: Type.Optional(Type.String({ maxLength: 600 })),
+  configId: Type.Optional(Ref),
+  config: V03TaskPushNotificationConfig,
+})
+export type V03CreatePushConfigRequest = Static<typeof V03CreatePushConfigRequest>
+
+export const V03ListPushConfigsResponse = Type.Object({
+  configs: Type.Array(V03TaskPushNotificationConfig),
+  nextPageToken: Type.Optional(Type.String()),
+})
+export type V03ListPushConfigsResponse = Static<typeof V03ListPushConfigsResponse>
+
+export const V03SendMessageConfiguration = Type.Object({
+  acceptedOutputModes: Type.Optional(Strings),
+  pushNotification: Type.Optional(V03PushNotificationConfig),
+  /** 0 (the proto default) means no limit. */
+  historyLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  /** false (the proto default) answers at once; true waits for a terminal or interrupted state. */
+  blocking: Type.Optional(Type.Boolean()),
+})
+export type V03SendMessageConfiguration = Static<typeof V03SendMessageConfiguration>
+
+export const V03SendMessageRequest = Type.Object({
+  message: Type.Object({ ...V03Message.properties, content: Type.Array(V03Part, { minItems: 1 }) }),
+  configuration: Type.Optional(V03SendMessageConfiguration),
+  metadata: Type.Optional(Struct),
+})
+export type V03SendMessageRequest = Static<typeof V03SendMessageRequest>
+
+/**
+ * A 0.3 REST error body, as sdk 0.3.14 writes and reads it: the JSON-RPC error object (`code` is
+ * the A2A JSON-RPC code, e.g. -32001 for TaskNotFound), not wrapped.
+ */
+export const V03RestError = Type.Object({
+  code: Type.Integer(),
+  message: Type.String(),
+  data: Type.Optional(Type.Unknown()),
+})
+export type V03RestError = Static<typeof V03RestError>
+
+/** An AgentInterface of the 0.3 card: `transport` rather than `protocolBinding`. */
+export const V03AgentInterface = Type.Object({ url: Type.String(), transport: Type.String() })
+export type V03AgentInterface = Static<typeof V03AgentInterface>
+
+/**
+ * The 0.3 AgentCard as `GET /v1/card` answers it. Its security schemes and requirements are in
+ * the proto's shape, which 1.0 kept (the oneof wrappers; `{schemes: {name: {list}}}`), under the
+ * 0.3 names (`security`).
+ */
+export const V03AgentCard = Type.Object({
+  protocolVersion: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  url: Type.String(),
+  preferredTransport: Type.Optional(Type.String()),
+  additionalInterfaces: Type.Optional(Type.Array(V03AgentInterface)),
+  provider: Type.Optional(Type.Object({ url: Type.String(), organization: Type.String() })),
+  version: Type.String(),
+  documentationUrl: Type.Optional(Type.String()),
+  capabilities: Type.Object({
+    streaming: Type.Optional(Type.Boolean()),
+    pushNotifications: Type.Optional(Type.Boolean()),
+    extensions: Type.Optional(Type.Array(Struct)),
+  }),
+  securitySchemes: Type.Optional(Type.Record(Type.String(), Struct)),
+  security: Type.Optional(Type.Array(Struct)),
+  defaultInputModes: Strings,
+  defaultOutputModes: Strings,
+  skills: Type.Array(Struct),
+  supportsAuthenticatedExtendedCard: Type.Optional(Type.Boolean()),
+  signatures: Type.Optional(Type.Array(Struct)),
+})
+export type V03AgentCard = Static<typeof V03AgentCard>
