@@ -1,7 +1,7 @@
 /** The A2A Agent Card at every mount: required fields, truthful capabilities, HTTP caching. */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { checkA2a } from '../helpers/a2a-schema.ts'
+import { checkCard } from '../helpers/a2a-schema.ts'
 import { http, startA2a, type TestServer } from './helpers.ts'
 
 let server: TestServer
@@ -14,17 +14,19 @@ const cardOf = async (base: string) => {
   // No A2A-Version header: the card is how a client learns which version to speak.
   const response = await http(`${base}/.well-known/agent-card.json`)
   assert.equal(response.status, 200)
-  checkA2a('AgentCard', response.body)
+  checkCard(response.body)
   return response
 }
 
 describe('A2A agent card', () => {
-  it('lists both bindings with absolute URLs under the mount, protocol 1.0', async () => {
+  it('lists both bindings with absolute URLs under the mount, at 1.0 and then at 0.3', async () => {
     const base = server.base('long-runner')
     const { body: card } = await cardOf(base)
     assert.deepEqual(card.supportedInterfaces, [
       { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ])
     assert.equal(card.name, 'Long Runner')
     assert.equal(card.version, '1.0.0')
@@ -44,6 +46,42 @@ describe('A2A agent card', () => {
       },
     ])
     assert.equal(card.provider, undefined)
+  })
+
+  it('carries what a 0.3 client reads: the main URL, its transport, the others, the version', async () => {
+    const base = server.base('long-runner')
+    const { body: card } = await cardOf(base)
+    assert.equal(card.protocolVersion, '0.3.0')
+    assert.equal(card.url, `${base}/a2a/jsonrpc`)
+    assert.equal(card.preferredTransport, 'JSONRPC')
+    assert.deepEqual(card.additionalInterfaces, [
+      { url: `${base}/a2a/jsonrpc`, transport: 'JSONRPC' },
+      { url: `${base}/a2a/rest`, transport: 'HTTP+JSON' },
+    ])
+    assert.equal(card.supportsAuthenticatedExtendedCard, undefined, 'no extended card here')
+  })
+
+  it('is the 1.0 card alone to a client that asks for 1.0, and to every client when 0.3 is off', async () => {
+    const base = server.base('long-runner')
+    const asked = await http(`${base}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    checkCard(asked.body)
+    assert.equal(asked.body.protocolVersion, undefined)
+    assert.equal(asked.body.url, undefined)
+    assert.equal(asked.body.supportedInterfaces.length, 2)
+    assert.match(asked.headers.get('vary') ?? '', /A2A-Version/)
+    const both = await cardOf(base)
+    assert.notEqual(asked.headers.get('etag'), both.headers.get('etag'), 'each variant has its own ETag')
+    const only10 = await startA2a({ a2a: { v03: false } })
+    try {
+      const { body: card } = await cardOf(only10.base('long-runner'))
+      assert.equal(card.protocolVersion, undefined)
+      assert.deepEqual(
+        card.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion),
+        ['1.0', '1.0'],
+      )
+    } finally {
+      await only10.close()
+    }
   })
 
   it('uses the declared skills, modes and provider', async () => {

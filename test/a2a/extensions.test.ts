@@ -20,7 +20,7 @@ import { defineAgent } from '../../src/agent/define.ts'
 import { demoAgents } from '../../src/demo/index.ts'
 import { formatExtensions, parseExtensions } from '../../src/dialects/a2a/wire/service-parameters.ts'
 import { CITATIONS, guarded, OLD_CITATIONS, offering, runs, SIGNED } from '../fixtures/extension-agents.ts'
-import { checkA2a } from '../helpers/a2a-schema.ts'
+import { checkCard } from '../helpers/a2a-schema.ts'
 import { getTask, sendMessage, streamMessage, subscribe, taskCount } from './binding-calls.ts'
 import { BINDINGS, type Binding, http, readSse, startA2a, type TestServer } from './helpers.ts'
 
@@ -42,7 +42,7 @@ const activating = (...uris: string[]) => ({ 'A2A-Extensions': uris.join(', ') }
 describe('A2A extensions', () => {
   it('are declared in the card: uri, description, required, params', async () => {
     const card = (await http(`${base()}/.well-known/agent-card.json`)).body
-    checkA2a('AgentCard', card)
+    checkCard(card)
     assert.deepEqual(card.capabilities.extensions, [
       { uri: SIGNED, description: 'Messages carry a detached signature.', required: true },
       { uri: CITATIONS, description: 'Artifacts cite their sources.', params: { style: 'apa' } },

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
+import { validateV03 } from './a2a-v03-schema.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
@@ -161,4 +162,53 @@ const requiredProblems = (typeName: string, value: unknown, path: string): strin
 export const checkA2a = (typeName: string, value: unknown): void => {
   const problems = [...validate(typeName, value), ...requiredProblems(typeName, value, '')]
   assert.deepEqual(problems, [], `${typeName} is malformed: ${JSON.stringify(value).slice(0, 600)}`)
+}
+
+/** What a card carries for A2A 0.3 clients (src/dialects/a2a/card-v03.ts), beside the 1.0 fields. */
+const V03_CARD_KEYS = [
+  'protocolVersion',
+  'url',
+  'preferredTransport',
+  'additionalInterfaces',
+  'supportsAuthenticatedExtendedCard',
+  'security',
+]
+const V03_SCHEME_KEYS = [
+  'type',
+  'in',
+  'name',
+  'scheme',
+  'bearerFormat',
+  'flows',
+  'oauth2MetadataUrl',
+  'openIdConnectUrl',
+  'description',
+]
+
+/**
+ * Asserts that a card we serve is a well-formed 1.0 AgentCard once its 0.3 fields are set aside
+ * (its 0.3 `supportedInterfaces` entries are 1.0 AgentInterfaces already) and, when it carries
+ * them, a valid 0.3.0 AgentCard as a whole.
+ */
+export const checkCard = (card: unknown): void => {
+  const whole = card as Json
+  const only10: Json = Object.fromEntries(
+    Object.entries(whole).filter(([key]) => !V03_CARD_KEYS.includes(key)),
+  )
+  if (only10.securitySchemes) {
+    only10.securitySchemes = Object.fromEntries(
+      Object.entries(only10.securitySchemes as Record<string, Json>).map(([name, scheme]) => [
+        name,
+        Object.fromEntries(Object.entries(scheme).filter(([key]) => !V03_SCHEME_KEYS.includes(key))),
+      ]),
+    )
+  }
+  checkA2a('AgentCard', only10)
+  if (whole.protocolVersion !== undefined) {
+    assert.deepEqual(
+      validateV03('AgentCard', card),
+      [],
+      `not a valid 0.3 AgentCard: ${JSON.stringify(card).slice(0, 600)}`,
+    )
+  }
 }

@@ -15,7 +15,7 @@ import { verifyCard } from '../../src/dialects/a2a/wire/signature.ts'
 import type { Authenticator } from '../../src/identity/authenticator.ts'
 import { loadCardSigning } from '../../src/server/card-signing.ts'
 import { sdkClient, startA2a, type TestServer, V } from '../a2a/helpers.ts'
-import { checkA2a } from '../helpers/a2a-schema.ts'
+import { checkCard } from '../helpers/a2a-schema.ts'
 import { request as http } from '../helpers/server.ts'
 import { bearer, testAuthenticator as sharedAuthenticator } from '../helpers/test-authenticator.ts'
 
@@ -104,17 +104,22 @@ after(async () => {
 describe('the card declares how to authenticate', () => {
   it('lists each authenticator as a scheme and as one alternative requirement, valid per the 1.0.1 schema', async () => {
     const { body: card } = await cardAt(secured.base('vip'))
-    checkA2a('AgentCard', card)
-    assert.deepEqual(card.securitySchemes, { testBearer: SCHEME })
+    checkCard(card)
+    // Each scheme in both forms: the 1.0 wrapper, and beside it the OpenAPI fields 0.3 reads.
+    assert.deepEqual(card.securitySchemes, {
+      testBearer: { ...SCHEME, type: 'http', scheme: 'Bearer', description: 'test tokens' },
+    })
     assert.deepEqual(card.securityRequirements, [{ schemes: { testBearer: {} } }])
+    assert.deepEqual(card.security, [{ testBearer: [] }])
     assert.equal(card.capabilities.extendedAgentCard, true)
+    assert.equal(card.supportsAuthenticatedExtendedCard, true)
     const { body: plainCard } = await cardAt(secured.base('plain'))
     assert.equal(plainCard.capabilities.extendedAgentCard, false, 'no extras, no extended card')
   })
 
   it('declares no scheme and no extended card when authentication is off', async () => {
     const { body: card } = await cardAt(open.base('vip'))
-    checkA2a('AgentCard', card)
+    checkCard(card)
     assert.equal(card.securitySchemes, undefined)
     assert.equal(card.securityRequirements, undefined)
     assert.equal(card.capabilities.extendedAgentCard, false)
@@ -128,7 +133,7 @@ describe('the card declares how to authenticate', () => {
     })
     try {
       const { body: card } = await cardAt(mixed.base('vip'))
-      checkA2a('AgentCard', card)
+      checkCard(card)
       assert.deepEqual(card.securityRequirements, [{ schemes: { testBearer: {} } }, { schemes: {} }])
       const anonymous = await http(`${mixed.base('vip')}/a2a/rest/extendedAgentCard`, { headers: V })
       assert.equal(anonymous.status, 401)
@@ -157,7 +162,7 @@ describe('the Extended Agent Card', () => {
     })
     assert.equal(rest.status, 200)
     const card = rest.body
-    checkA2a('AgentCard', card)
+    checkCard(card)
     assert.equal(card.description, vip.extendedCard!.description)
     assert.deepEqual(
       card.skills.map((s: { id: string }) => s.id),

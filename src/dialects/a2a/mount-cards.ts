@@ -2,11 +2,17 @@ import { ANONYMOUS, type CallerIdentity } from '../../model/caller.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { AgentMount, ServerContext } from '../../web/context.ts'
 import { extendedCardEnabled, toA2aCard, toA2aExtendedCard } from './card.ts'
+import { withV03Fields } from './card-v03.ts'
 import type { A2aAgentCard } from './wire/shapes.ts'
 
 /** The cards of one mount, signed when the server signs cards. */
 export interface MountCards {
-  public(): Promise<A2aAgentCard>
+  /**
+   * The public card. Serving 0.3 too, it carries the 0.3 fields (card-v03.ts) unless `pure10`:
+   * a client that asks for 1.0 (A2A-Version: 1.0) gets the 1.0 card alone, for readers that
+   * refuse unknown fields.
+   */
+  public(options?: { pure10?: boolean }): Promise<A2aAgentCard>
   /** The Extended Agent Card, for this caller (GetExtendedAgentCard). */
   extendedFor(caller: CallerIdentity): Promise<A2aAgentCard>
 }
@@ -38,9 +44,17 @@ const signedOnce = (server: ServerContext, build: () => A2aAgentCard): (() => Pr
 
 export const mountCards = (mount: AgentMount, server: ServerContext): MountCards => {
   const agent = mount.agent.definition
-  const extended = signedOnce(server, () => toA2aExtendedCard(agent, mount.baseUrl(), server.cardSecurity))
+  // Serving 0.3 too, each card carries what a 0.3 client reads (card-v03.ts).
+  const versions = (card: A2aAgentCard) => (server.a2aV03 ? withV03Fields(card, mount.baseUrl()) : card)
+  const extended = signedOnce(server, () =>
+    versions(toA2aExtendedCard(agent, mount.baseUrl(), server.cardSecurity)),
+  )
+  const card10 = () => toA2aCard(agent, mount.baseUrl(), server.cardSecurity)
+  // One signer per variant: each keeps its own last signature.
+  const both = signedOnce(server, () => versions(card10()))
+  const only10 = signedOnce(server, card10)
   return {
-    public: signedOnce(server, () => toA2aCard(agent, mount.baseUrl(), server.cardSecurity)),
+    public: (options) => (options?.pure10 && server.a2aV03 ? only10() : both()),
     /**
      * The card's capability decides (spec §3.8): not declared is UnsupportedOperation. It is
      * declared exactly when the agent has extras and callers authenticate, so an extended card is

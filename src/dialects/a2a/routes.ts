@@ -9,6 +9,7 @@ import { mountCards } from './mount-cards.ts'
 import { A2aOperations } from './operations.ts'
 import { a2aRestRoutes } from './rest-routes.ts'
 import { a2aV03RestRoutes, V03_REST_PREFIX } from './v03-rest-routes.ts'
+import { isVersion10, requestedVersion } from './version.ts'
 import { EXTENSIONS_HEADER, formatExtensions } from './wire/service-parameters.ts'
 
 /**
@@ -35,9 +36,10 @@ export const a2aRoutes = async (
       extensions: negotiated.get(request) ?? NO_EXTENSIONS,
     })
 
-  app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) =>
-    sendCard(request, reply, await cards.public(), server.startedAt),
-  )
+  app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) => {
+    const pure10 = requestedVersion(request) !== undefined && isVersion10(request, server)
+    return sendCard(request, reply, await cards.public({ pure10 }), server.startedAt)
+  })
 
   // Both bindings: the extensions a request activates are negotiated once, and echoed in the
   // response's A2A-Extensions whatever it answers (set on the raw response, so a stream's head,

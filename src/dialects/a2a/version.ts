@@ -57,6 +57,18 @@ export const negotiateVersion = (
   )
 }
 
+/** Whether the request is served as 1.0 (a version this server does not speak is not). */
+export const isVersion10 = (
+  request: FastifyRequest,
+  server: Pick<ServerContext, 'a2aV03' | 'a2aAssumeVersion'>,
+): boolean => {
+  try {
+    return negotiateVersion(request, server) === A2A_VERSION
+  } catch {
+    return false
+  }
+}
+
 /**
  * Refuses a request to a 1.0-only operation in any other version. An absent version is 0.3 by the
  * spec; the error says so and how to ask for 1.0.

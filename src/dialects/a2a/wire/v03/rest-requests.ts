@@ -150,9 +150,18 @@ export const sendRequestToV03 = (request: JsonObject): JsonObject => {
 }
 
 /**
+ * A security scheme in the proto's shape only: its oneof wrapper (`httpAuthSecurityScheme`, …),
+ * without the OpenAPI-form keys a card serving both versions adds beside it (card-v03.ts), which
+ * are not fields of the proto message.
+ */
+const protoScheme = (scheme: JsonObject): JsonObject =>
+  Object.fromEntries(Object.entries(scheme).filter(([key]) => key.endsWith('SecurityScheme')))
+
+/**
  * The 0.3 AgentCard of a 1.0 one. A card that already carries the 0.3 fields (`url`,
  * `preferredTransport`, `additionalInterfaces`) keeps them; otherwise they are derived from its
- * interfaces, the 0.3 ones first. Security schemes keep the proto shape both versions share. The
+ * interfaces, the 0.3 ones first. Security schemes and requirements take the proto shape, which
+ * both versions share (not the OpenAPI one of the 0.3 JSON card). The
  * card's signatures are left out: they sign the 1.0 card, not this one.
  */
 export const cardToV03 = (card: A2aAgentCard & Partial<V03AgentCard>): V03AgentCard => {
@@ -182,7 +191,11 @@ export const cardToV03 = (card: A2aAgentCard & Partial<V03AgentCard>): V03AgentC
   }
   if (card.provider) wire.provider = card.provider
   if (card.documentationUrl) wire.documentationUrl = card.documentationUrl
-  if (card.securitySchemes) wire.securitySchemes = card.securitySchemes
+  if (card.securitySchemes) {
+    wire.securitySchemes = Object.fromEntries(
+      Object.entries(card.securitySchemes).map(([name, scheme]) => [name, protoScheme(scheme)]),
+    )
+  }
   if (card.securityRequirements) wire.security = card.securityRequirements
   return wire
 }
