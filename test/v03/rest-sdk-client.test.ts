@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from 'a2a-sdk-03'
 import { RestTransport, TaskNotCancelableError, TaskNotFoundError } from 'a2a-sdk-03/client'
-import { http, startA2a, type TestServer } from '../a2a/helpers.ts'
+import { eventually, http, startA2a, startReceiver, type TestServer } from '../a2a/helpers.ts'
 
 const REST = '/a2a/rest'
 const userText = (text: string, ids: { taskId?: string; contextId?: string } = {}): Message => ({
@@ -211,6 +211,29 @@ describe('A2A 0.3 HTTP+JSON: the sdk 0.3.14 REST client against our server', () 
       TaskNotFoundError,
     )
     await echo.cancelTask({ id: task.id })
+  })
+
+  it('push configs registered over 0.3 REST get 0.3 webhook bodies (the Task, kind-tagged)', async () => {
+    const receiver = await startReceiver()
+    try {
+      const task = (await echo.sendMessage({
+        message: userText('notify me'),
+        configuration: { blocking: true, pushNotificationConfig: { url: receiver.url, token: 'tok-9' } },
+      })) as Task
+      const done = await eventually(
+        async () =>
+          receiver.received.find((r) => {
+            const body = JSON.parse(r.body)
+            return body.id === task.id && body.status?.state === 'completed' ? r : undefined
+          }),
+        'the webhook of the completed task',
+      )
+      assert.equal(JSON.parse(done.body).kind, 'task')
+      assert.equal(done.headers['x-a2a-notification-token'], 'tok-9')
+      assert.match(done.headers['content-type'] ?? '', /^application\/json/)
+    } finally {
+      await receiver.close()
+    }
   })
 
   it('takes a push config in the spec body shape ({ parent, config }) too, and answers 201', async () => {

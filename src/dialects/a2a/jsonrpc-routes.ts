@@ -1,11 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { SwitchboardError } from '../../model/errors.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
+import {
+  failedStream,
+  isV03Method,
+  V03_STREAMING,
+  V03_UNARY,
+  V10_METHOD_OF,
+  v03JsonRpcError,
+} from './jsonrpc-v03.ts'
 import { JSON_CONTENT_TYPE, responseType } from './media-type.ts'
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
-import { assertVersion } from './version.ts'
+import { A2A_V03, type A2aWireVersion, assertVersion, negotiateVersion } from './version.ts'
 import { encodeJsonRpcError, encodeJsonRpcResult, type RpcId, readJsonRpcRequest } from './wire/jsonrpc.ts'
 import type { StreamItem } from './wire/shapes.ts'
 
@@ -51,18 +60,32 @@ const STREAMING: Readonly<Record<string, Streaming>> = {
  */
 export const a2aJsonRpcRoutes = async (
   app: FastifyInstance,
-  options: { operationsOf: (request: FastifyRequest) => A2aOperations; server: ServerContext },
+  options: {
+    operationsOf: (request: FastifyRequest, version?: A2aWireVersion) => A2aOperations
+    server: ServerContext
+  },
 ) => {
   const { operationsOf, server } = options
 
   // application/json (1.0.1 §9.1), or application/a2a+json to a client that sent or asked for it.
   const typeOf = (reply: FastifyReply) => responseType(reply.request.headers, JSON_CONTENT_TYPE)
-  const sendError = (reply: FastifyReply, id: RpcId, failure: A2aFailure, status = 200) => {
+  /**
+   * A request that negotiates 0.3 gets its errors in 0.3's shape (`data` an object), unless it
+   * calls a 1.0 method: that one is refused in 1.0's shape, telling the client to send A2A-Version.
+   */
+  const speaksV03 = (request: FastifyRequest, method?: string): boolean => {
+    if (method !== undefined && (Object.hasOwn(UNARY, method) || Object.hasOwn(STREAMING, method)))
+      return false
+    try {
+      return negotiateVersion(request, server) === A2A_V03
+    } catch {
+      return false
+    }
+  }
+  const sendError = (reply: FastifyReply, id: RpcId, failure: A2aFailure, status = 200, method?: string) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A JSON-RPC request failed')
-    return reply
-      .code(status)
-      .type(typeOf(reply))
-      .send(encodeJsonRpcError(id, jsonRpcError(failure)))
+    const error = speaksV03(reply.request, method) ? v03JsonRpcError(failure) : jsonRpcError(failure)
+    return reply.code(status).type(typeOf(reply)).send(encodeJsonRpcError(id, error))
   }
 
   // Reached only by what fails before the handler: malformed JSON (-32700), a body too large, and
@@ -85,6 +108,37 @@ export const a2aJsonRpcRoutes = async (
     ),
   )
 
+  /** A 0.3 call: the same operations, through the 0.3 converters, answered in 0.3 shapes. */
+  const serveV03 = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { id, method, params }: { id: RpcId; method: string; params: unknown },
+    call: CallContext,
+  ) => {
+    const ops = operationsOf(request, A2A_V03)
+    const streaming = Object.hasOwn(V03_STREAMING, method) ? V03_STREAMING[method] : undefined
+    if (streaming) {
+      // A 0.3 client reads any answer to a stream request as SSE (@a2a-js/sdk 0.3 refuses anything
+      // else): a failure before the first event is the stream's one error event.
+      const items = await streaming(ops, params, {
+        signal: call.signal,
+        resumeAfter: lastEventId(request),
+      }).catch(failedStream)
+      return serveStream({
+        reply,
+        server,
+        items,
+        encode: (item) => encodeJsonRpcResult(id, item.event),
+        encodeError: (failure) => ({
+          event: 'error',
+          data: encodeJsonRpcError(id, v03JsonRpcError(failure)),
+        }),
+      })
+    }
+    const result = await V03_UNARY[method]!(ops, params, () => call.signal)
+    return reply.type(typeOf(reply)).send(encodeJsonRpcResult(id, result))
+  }
+
   app.post('/', async (request, reply) => {
     const envelope = readJsonRpcRequest(request.body)
     if ('invalid' in envelope)
@@ -99,6 +153,20 @@ export const a2aJsonRpcRoutes = async (
       },
     }
     try {
+      const version = negotiateVersion(request, server)
+      if (isV03Method(method)) {
+        if (version === A2A_V03) return await serveV03(request, reply, envelope, call)
+        const hint = `call ${V10_METHOD_OF[method]}, or send no A2A-Version header to speak 0.3`
+        throw new SwitchboardError(
+          'METHOD_NOT_FOUND',
+          `method ${JSON.stringify(method)} is an A2A 0.3 method and this request asked for A2A ${version}: ${hint}`,
+          { method },
+        )
+      }
+      if (!Object.hasOwn(UNARY, method) && !Object.hasOwn(STREAMING, method)) {
+        const name = JSON.stringify(method.slice(0, 80))
+        return sendError(reply, id, a2aFailure('MethodNotFoundError', `method ${name} does not exist`))
+      }
       assertVersion(request, server)
       const streaming = Object.hasOwn(STREAMING, method) ? STREAMING[method] : undefined
       if (streaming) {
@@ -114,18 +182,11 @@ export const a2aJsonRpcRoutes = async (
           }),
         })
       }
-      const unary = Object.hasOwn(UNARY, method) ? UNARY[method] : undefined
-      if (!unary) {
-        return sendError(
-          reply,
-          id,
-          a2aFailure('MethodNotFoundError', `method ${JSON.stringify(method.slice(0, 80))} does not exist`),
-        )
-      }
+      const unary = UNARY[method]!
       const result = await unary(operationsOf(request), params, call)
       return reply.type(typeOf(reply)).send(encodeJsonRpcResult(id, result))
     } catch (error) {
-      return sendError(reply, id, toA2aFailure(error))
+      return sendError(reply, id, toA2aFailure(error), 200, method)
     }
   })
 }

@@ -14,7 +14,7 @@ import { asReusedMessageId, isRepeatedTurn, newTaskKey } from './message-dedupe.
 import type { MountCards } from './mount-cards.ts'
 import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
-import type { A2aPushTarget } from './push-target.ts'
+import { type A2aPushTarget, asV03PushTarget } from './push-target.ts'
 import { type AcceptedMessage, answerMessage, streamMessage } from './replies.ts'
 import { liveStream, resumedStream } from './stream.ts'
 import { assertTenant } from './tenant.ts'
@@ -63,6 +63,7 @@ export class A2aOperations {
   readonly #identity: CallerIdentity
   readonly #cards: MountCards
   readonly #extensions: ExtensionNegotiation
+  readonly #v03: boolean
 
   /**
    * One request's operations, for its already authenticated caller (`identity`): the store scopes
@@ -76,6 +77,8 @@ export class A2aOperations {
     identity: CallerIdentity
     /** What the request's A2A-Extensions activated. */
     extensions: ExtensionNegotiation
+    /** Serving A2A 0.3 (converted to these 1.0 requests): push configs it registers get 0.3 bodies. */
+    v03?: boolean
   }) {
     this.#server = options.server
     this.#engine = options.server.engine
@@ -85,6 +88,7 @@ export class A2aOperations {
     this.#identity = options.identity
     this.#cards = options.cards
     this.#extensions = options.extensions
+    this.#v03 = options.v03 === true
   }
 
   get baseUrl(): string {
@@ -211,14 +215,8 @@ export class A2aOperations {
     this.#tenant(tenant, taskId)
     const found = await this.#findPushConfig(taskId, id, this.#callers.reader)
     if (typeof found !== 'object') {
-      throw new SwitchboardError(
-        'PUSH_CONFIG_NOT_FOUND',
-        `no push notification config ${id} on task ${taskId}`,
-        {
-          taskId,
-          configId: id,
-        },
-      )
+      const message = `no push notification config ${id} on task ${taskId}`
+      throw new SwitchboardError('PUSH_CONFIG_NOT_FOUND', message, { taskId, configId: id })
     }
     return found
   }
@@ -373,7 +371,7 @@ export class A2aOperations {
       if (config.authentication.credentials !== undefined)
         target.authentication.credentials = config.authentication.credentials
     }
-    return target
+    return this.#v03 ? asV03PushTarget(target) : target
   }
 
   /** An A2A config of the task; 'foreign' when the id belongs to a non-A2A target; undefined when none. */

@@ -1,6 +1,7 @@
 import { artifactIndex } from '../../model/fold.ts'
 import type { Delivery } from '../../model/push.ts'
 import { artifactUpdate, toA2aArtifact, toA2aStatus } from './mapping.ts'
+import { renderV03Push } from './push-body-v03.ts'
 import { isA2aPushTarget } from './push-target.ts'
 import { A2A_CONTENT_TYPE, type StreamResponse } from './wire/shapes.ts'
 
@@ -23,6 +24,7 @@ export const renderA2aPush = (
   const { target, event, task } = delivery
   if (!isA2aPushTarget(target))
     throw new TypeError(`delivery ${delivery.id} is for a ${target.kind} target, not A2A`)
+  if (target.wireVersion === '0.3') return renderV03Push({ ...delivery, target }, contentUrlBase)
   let payload: StreamResponse
   switch (event.kind) {
     case 'status':

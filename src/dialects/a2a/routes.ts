@@ -9,8 +9,9 @@ import { mountCards } from './mount-cards.ts'
 import { A2aOperations } from './operations.ts'
 import { a2aRestRoutes } from './rest-routes.ts'
 import { a2aV03RestRoutes, V03_REST_PREFIX } from './v03-rest-routes.ts'
-import { isVersion10, requestedVersion } from './version.ts'
+import { A2A_V03, type A2aWireVersion, isVersion10, requestedVersion } from './version.ts'
 import { EXTENSIONS_HEADER, formatExtensions } from './wire/service-parameters.ts'
+import { V03_EXTENSIONS_HEADER } from './wire/v03/shapes.ts'
 
 /**
  * The A2A 1.0 dialect for one mounted agent: the public card at the well-known path (never
@@ -26,7 +27,7 @@ export const a2aRoutes = async (
   const slug = agent.slug
   const cards = mountCards(mount, server)
   const negotiated = new WeakMap<FastifyRequest, ExtensionNegotiation>()
-  const operationsOf = (request: FastifyRequest) =>
+  const operationsOf = (request: FastifyRequest, version?: A2aWireVersion) =>
     new A2aOperations({
       mount,
       server,
@@ -34,6 +35,7 @@ export const a2aRoutes = async (
       identity: callerOf(request),
       callers: new MountCallers(request, slug),
       extensions: negotiated.get(request) ?? NO_EXTENSIONS,
+      v03: version === A2A_V03,
     })
 
   app.get('/.well-known/agent-card.json', PUBLIC_ROUTE, async (request, reply) => {
@@ -43,14 +45,19 @@ export const a2aRoutes = async (
 
   // Both bindings: the extensions a request activates are negotiated once, and echoed in the
   // response's A2A-Extensions whatever it answers (set on the raw response, so a stream's head,
-  // written past fastify, has it too). An agent without extensions pays nothing for this.
+  // written past fastify, has it too). A 0.3 client names them in X-A2A-Extensions, and gets the
+  // echo there. An agent without extensions pays nothing for this.
   await app.register(async (bindings) => {
     if (agent.extensions?.length) {
       bindings.addHook('onRequest', (request, reply, done) => {
-        const negotiation = negotiateExtensions(agent, request.headers['a2a-extensions'])
+        const current = request.headers['a2a-extensions']
+        const legacy = current === undefined ? request.headers['x-a2a-extensions'] : undefined
+        const negotiation = negotiateExtensions(agent, current ?? legacy)
         negotiated.set(request, negotiation)
-        if (negotiation.activated.length > 0)
-          reply.raw.setHeader(EXTENSIONS_HEADER, formatExtensions(negotiation.activated))
+        if (negotiation.activated.length > 0) {
+          const header = legacy === undefined ? EXTENSIONS_HEADER : V03_EXTENSIONS_HEADER
+          reply.raw.setHeader(header, formatExtensions(negotiation.activated))
+        }
         done()
       })
     }

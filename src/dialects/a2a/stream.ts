@@ -67,12 +67,13 @@ export async function* updates(
   }
 }
 
-export interface ServeStreamOptions {
+/** `T`: a 1.0 StreamItem, or a 0.3 one: anything with the sequence of the event it ends. */
+export interface ServeStreamOptions<T extends { id?: number } = StreamItem> {
   reply: FastifyReply
   server: ServerContext
-  items: AsyncIterable<StreamItem>
-  /** The `data:` of an item in this binding's envelope. */
-  encode: (item: StreamItem) => string
+  items: AsyncIterable<T>
+  /** The `data:` of an item in this binding's envelope (and version). */
+  encode: (item: T) => string
   /** The frame reporting a failure after the stream has started. */
   encodeError: (failure: A2aFailure) => SseFrame
 }
@@ -81,7 +82,9 @@ export interface ServeStreamOptions {
  * Writes the items as SSE, `id:` being the task's event sequence. Everything that can fail before
  * the first event has already happened, so errors here are mid-stream: one error frame, then close.
  */
-export const serveStream = async (options: ServeStreamOptions): Promise<void> => {
+export const serveStream = async <T extends { id?: number }>(
+  options: ServeStreamOptions<T>,
+): Promise<void> => {
   const { reply, server, items, encode, encodeError } = options
   reply.hijack()
   const stream = new SseStream(reply.raw, server.heartbeats, () => ': ping\n\n')

@@ -7,7 +7,7 @@ import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { A2A_ERRORS, type A2aFailure, a2aFailure, errorDetails, toA2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
 import { serveStream } from './stream.ts'
-import { A2A_V03, negotiateVersion } from './version.ts'
+import { A2A_V03, type A2aWireVersion, negotiateVersion } from './version.ts'
 import type { StreamItem } from './wire/shapes.ts'
 import { sendResponseToV03, streamResponseToV03, taskToV03 } from './wire/v03/rest-objects.ts'
 import {
@@ -108,9 +108,14 @@ const historyLengthOf = (query: Record<string, unknown>): number | undefined => 
  */
 export const a2aV03RestRoutes = async (
   app: FastifyInstance,
-  options: { operationsOf: (request: FastifyRequest) => A2aOperations; server: ServerContext },
+  options: {
+    operationsOf: (request: FastifyRequest, version?: A2aWireVersion) => A2aOperations
+    server: ServerContext
+  },
 ) => {
-  const { operationsOf: ops, server } = options
+  const { server } = options
+  // Served as 0.3: push configs registered here get 0.3 webhook bodies.
+  const ops = (request: FastifyRequest) => options.operationsOf(request, A2A_V03)
   addVersionConstraint(app, server)
   const only03: RouteShorthandOptions = { constraints: { [VERSION_CONSTRAINT]: A2A_V03 } }
 
