@@ -1,6 +1,7 @@
 import { formatExtensions, parseExtensions } from '../../dialects/a2a/wire/service-parameters.ts'
 import { streamResponseFromV03, taskFromV03 } from '../../dialects/a2a/wire/v03/rest-objects.ts'
 import { sendRequestToV03 } from '../../dialects/a2a/wire/v03/rest-requests.ts'
+import { V03_EXTENSIONS_HEADER } from '../../dialects/a2a/wire/v03/shapes.ts'
 import { isObject } from '../../model/json.ts'
 import type { A2aCard, A2aInterface } from '../card.ts'
 import type { HeaderReader } from '../card-cache.ts'
@@ -26,7 +27,7 @@ import {
 } from './a2a-codec.ts'
 
 /** 0.3 names the extensions header with the `X-` prefix. */
-const V03_EXTENSIONS_HEADER = 'x-a2a-extensions'
+const EXTENSIONS_HEADER = V03_EXTENSIONS_HEADER.toLowerCase()
 
 /**
  * A 0.3 REST error: the JSON-RPC error object as sdk 0.3.14 writes it (`{code, message, data}`);
@@ -40,7 +41,7 @@ const failureOf = (answer: Pick<JsonAnswer, 'body' | 'status'> & { headers?: Hea
 }
 
 const echoedExtensions = (task: RemoteTask, headers: HeaderReader): RemoteTask => {
-  const echoed = parseExtensions(headers.get(V03_EXTENSIONS_HEADER))
+  const echoed = parseExtensions(headers.get(EXTENSIONS_HEADER))
   if (echoed.length > 0) task.extensions = echoed
   return task
 }
@@ -70,7 +71,7 @@ export class RestV03Transport implements Transport {
     this.#http = options.http
     this.streaming = options.card.capabilities.streaming === true
     const extensions = options.extensions ?? []
-    this.#extensions = extensions.length > 0 ? { [V03_EXTENSIONS_HEADER]: formatExtensions(extensions) } : {}
+    this.#extensions = extensions.length > 0 ? { [EXTENSIONS_HEADER]: formatExtensions(extensions) } : {}
   }
 
   get url(): string {

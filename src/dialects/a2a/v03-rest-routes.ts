@@ -6,9 +6,10 @@ import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
 import { A2A_ERRORS, type A2aFailure, a2aFailure, errorDetails, toA2aFailure } from './errors.ts'
 import type { A2aOperations } from './operations.ts'
-import { serveStream } from './stream.ts'
+import { endsStream, serveStream } from './stream.ts'
 import { A2A_V03, type A2aWireVersion, negotiateVersion } from './version.ts'
-import type { StreamItem } from './wire/shapes.ts'
+import type { StreamItem, StreamResponse } from './wire/shapes.ts'
+import { fromA2aState } from './wire/states.ts'
 import { sendResponseToV03, streamResponseToV03, taskToV03 } from './wire/v03/rest-objects.ts'
 import {
   cardToV03,
@@ -80,6 +81,13 @@ const isTerminalRefusal = (error: unknown): boolean =>
   typeof error.details?.state === 'string' &&
   isTerminal(error.details.state as TaskState)
 
+/** A status update after which the stream ends (stream.ts decides which) is the 0.3 `final` one. */
+const isFinal = (response: StreamResponse): boolean => {
+  if (!('statusUpdate' in response)) return false
+  const state = fromA2aState(response.statusUpdate.status.state)
+  return state !== undefined && endsStream(state)
+}
+
 /** `/tasks/{id}` and `/tasks/{id}:verb` share one path segment. */
 const splitVerb = (segment: string): { id: string; verb?: string } => {
   const match = /^(.*):([A-Za-z]+)$/.exec(segment)
@@ -134,7 +142,7 @@ export const a2aV03RestRoutes = async (
       reply,
       server,
       items,
-      encode: (item) => JSON.stringify(streamResponseToV03(item.response)),
+      encode: (item) => JSON.stringify(streamResponseToV03(item.response, isFinal(item.response))),
       encodeError: (failure) => ({ event: 'error', data: JSON.stringify(v03RestErrorBody(failure)) }),
     })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {

@@ -12,17 +12,18 @@ import type {
 } from '../shapes.ts'
 import { A2A_TASK_STATES, type A2aTaskState } from '../states.ts'
 import {
-  V03_ROLES,
-  V03_TASK_STATES,
-  type V03Artifact,
-  type V03Message,
-  type V03Part,
-  type V03SendMessageResponse,
-  type V03StreamResponse,
-  type V03Task,
-  type V03TaskState,
-  type V03TaskStatus,
+  V03_REST_ROLES,
+  V03_REST_TASK_STATES,
+  type V03RestArtifact,
+  type V03RestMessage,
+  type V03RestPart,
+  type V03RestSendMessageResponse,
+  type V03RestStreamResponse,
+  type V03RestTask,
+  type V03RestTaskState,
+  type V03RestTaskStatus,
 } from './rest-shapes.ts'
+import { V03_WRAPPED_DATA_KEY } from './to-v03.ts'
 
 /**
  * The A2A data objects between their 0.3 HTTP+JSON shapes and their 1.0 ProtoJSON ones, both ways,
@@ -32,7 +33,7 @@ import {
  *
  * What 0.3 cannot carry is dropped on the way there: a part's `filename` and `metadata`, a
  * message's `referenceTaskIds`. A 1.0 data part whose value is not an object (0.3 wants a Struct)
- * goes as `{ value: … }`.
+ * goes wrapped, as over 0.3 JSON-RPC (`{ value: … }`).
  */
 
 const list = (holder: JsonObject, camel: string): JsonObject[] => {
@@ -42,19 +43,23 @@ const list = (holder: JsonObject, camel: string): JsonObject[] => {
 
 // ---- toward 0.3 -------------------------------------------------------------------------------
 
-export const stateToV03 = (state: A2aTaskState): V03TaskState =>
+export const stateToV03 = (state: A2aTaskState): V03RestTaskState =>
   state === 'TASK_STATE_CANCELED' ? 'TASK_STATE_CANCELLED' : state
 
-export const partToV03 = (part: A2aPart): V03Part => {
+export const partToV03 = (part: A2aPart): V03RestPart => {
   if (part.text !== undefined) return { text: part.text }
   const mimeType = part.mediaType ? { mimeType: part.mediaType } : {}
   if (part.url !== undefined) return { file: { fileWithUri: part.url, ...mimeType } }
   if (part.raw !== undefined) return { file: { fileWithBytes: part.raw, ...mimeType } }
-  return { data: { data: isObject(part.data) ? part.data : { value: part.data as never } } }
+  return {
+    data: {
+      data: isObject(part.data) ? part.data : { [V03_WRAPPED_DATA_KEY]: (part.data ?? null) as never },
+    },
+  }
 }
 
-export const messageToV03 = (message: A2aMessage): V03Message => {
-  const wire: V03Message = {
+export const messageToV03 = (message: A2aMessage): V03RestMessage => {
+  const wire: V03RestMessage = {
     messageId: message.messageId,
     role: message.role,
     content: message.parts.map(partToV03),
@@ -66,15 +71,15 @@ export const messageToV03 = (message: A2aMessage): V03Message => {
   return wire
 }
 
-export const statusToV03 = (status: A2aTaskStatus): V03TaskStatus => {
-  const wire: V03TaskStatus = { state: stateToV03(status.state) }
+export const statusToV03 = (status: A2aTaskStatus): V03RestTaskStatus => {
+  const wire: V03RestTaskStatus = { state: stateToV03(status.state) }
   if (status.message) wire.message = messageToV03(status.message)
   if (status.timestamp) wire.timestamp = status.timestamp
   return wire
 }
 
-export const artifactToV03 = (artifact: A2aArtifact): V03Artifact => {
-  const wire: V03Artifact = { artifactId: artifact.artifactId, parts: artifact.parts.map(partToV03) }
+export const artifactToV03 = (artifact: A2aArtifact): V03RestArtifact => {
+  const wire: V03RestArtifact = { artifactId: artifact.artifactId, parts: artifact.parts.map(partToV03) }
   if (artifact.name) wire.name = artifact.name
   if (artifact.description) wire.description = artifact.description
   if (artifact.metadata) wire.metadata = artifact.metadata
@@ -82,49 +87,41 @@ export const artifactToV03 = (artifact: A2aArtifact): V03Artifact => {
   return wire
 }
 
-export const taskToV03 = (task: A2aTask): V03Task => {
-  const wire: V03Task = { id: task.id, contextId: task.contextId, status: statusToV03(task.status) }
+export const taskToV03 = (task: A2aTask): V03RestTask => {
+  const wire: V03RestTask = { id: task.id, contextId: task.contextId, status: statusToV03(task.status) }
   if (task.artifacts?.length) wire.artifacts = task.artifacts.map(artifactToV03)
   if (task.history?.length) wire.history = task.history.map(messageToV03)
   if (task.metadata) wire.metadata = task.metadata
   return wire
 }
 
-/** The states after which a 0.3 stream ends, so their status update is `final` (as ours end, stream.ts). */
-const FINAL_STATES: ReadonlySet<A2aTaskState> = new Set([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-  'TASK_STATE_INPUT_REQUIRED',
-])
-
-export const streamResponseToV03 = (response: StreamResponse): V03StreamResponse => {
+/** One stream item; `final` (a status update's) is set by the caller, who knows whether the stream ends with it. */
+export const streamResponseToV03 = (response: StreamResponse, final = false): V03RestStreamResponse => {
   if ('task' in response) return { task: taskToV03(response.task) }
   if ('message' in response) return { message: messageToV03(response.message) }
   if ('statusUpdate' in response) {
     const { taskId, contextId, status, metadata } = response.statusUpdate
     const update = { taskId, contextId, status: statusToV03(status), ...(metadata && { metadata }) }
-    return { statusUpdate: FINAL_STATES.has(status.state) ? { ...update, final: true } : update }
+    return { statusUpdate: final ? { ...update, final: true } : update }
   }
   const { artifact, ...rest } = response.artifactUpdate
   return { artifactUpdate: { ...rest, artifact: artifactToV03(artifact) } }
 }
 
-export const sendResponseToV03 = (response: SendMessageResponse): V03SendMessageResponse =>
+export const sendResponseToV03 = (response: SendMessageResponse): V03RestSendMessageResponse =>
   'task' in response ? { task: taskToV03(response.task) } : { message: messageToV03(response.message) }
 
 // ---- from 0.3 ---------------------------------------------------------------------------------
 
 /** A 0.3 state (name or number) by its 1.0 name; unknown values pass through for the check to refuse. */
 export const stateFromV03 = (value: unknown): unknown => {
-  const name = typeof value === 'number' ? V03_TASK_STATES[value] : value
+  const name = typeof value === 'number' ? V03_REST_TASK_STATES[value] : value
   if (name === 'TASK_STATE_CANCELLED') return 'TASK_STATE_CANCELED'
   return typeof name === 'string' && (A2A_TASK_STATES as readonly string[]).includes(name) ? name : value
 }
 
 const roleFromV03 = (value: unknown): unknown =>
-  typeof value === 'number' && V03_ROLES[value] !== undefined ? V03_ROLES[value] : value
+  typeof value === 'number' && V03_REST_ROLES[value] !== undefined ? V03_REST_ROLES[value] : value
 
 export const partFromV03 = (part: JsonObject): JsonObject => {
   if ('text' in part) return { text: part.text as never }

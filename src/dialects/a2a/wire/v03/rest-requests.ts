@@ -7,13 +7,13 @@ import { protoJsonReader } from '../read.ts'
 import type { A2aAgentCard, TaskPushNotificationConfig } from '../shapes.ts'
 import { messageFromV03, messageToV03 } from './rest-objects.ts'
 import {
-  type V03AgentCard,
-  V03CreatePushConfigRequest,
-  type V03PushNotificationConfig,
-  type V03SendMessageConfiguration,
-  V03SendMessageRequest,
-  V03TaskPushNotificationConfig as V03TaskPushConfigShape,
-  type V03TaskPushNotificationConfig,
+  type V03RestAgentCard,
+  V03RestCreatePushConfigRequest,
+  type V03RestPushNotificationConfig,
+  type V03RestSendMessageConfiguration,
+  V03RestSendMessageRequest,
+  type V03RestTaskPushNotificationConfig,
+  V03RestTaskPushNotificationConfig as V03TaskPushConfigShape,
 } from './rest-shapes.ts'
 
 /**
@@ -42,12 +42,12 @@ const check = <S extends TSchema>(schema: S, what: string): ((value: unknown) =>
   }
 }
 
-const checkSend = check(V03SendMessageRequest, 'SendMessageRequest')
-const checkCreatePush = check(V03CreatePushConfigRequest, 'CreateTaskPushNotificationConfigRequest')
+const checkSend = check(V03RestSendMessageRequest, 'SendMessageRequest')
+const checkCreatePush = check(V03RestCreatePushConfigRequest, 'CreateTaskPushNotificationConfigRequest')
 const checkTaskPushConfig = check(V03TaskPushConfigShape, 'TaskPushNotificationConfig')
 
 /** A 0.3 push config as the 1.0 flat one; 1.0 authenticates with one scheme, the first listed. */
-const pushConfigFromV03 = (config: V03PushNotificationConfig): TaskPushNotificationConfig => {
+const pushConfigFromV03 = (config: V03RestPushNotificationConfig): TaskPushNotificationConfig => {
   const flat: TaskPushNotificationConfig = { url: config.url }
   if (config.id) flat.id = config.id
   if (config.token) flat.token = config.token
@@ -74,7 +74,7 @@ const pushConfigFromV03 = (config: V03PushNotificationConfig): TaskPushNotificat
 export const sendRequestFromV03 = (body: unknown): JsonObject => {
   const request = checkSend(body)
   const configuration: JsonObject = {}
-  const given: V03SendMessageConfiguration | undefined = request.configuration
+  const given: V03RestSendMessageConfiguration | undefined = request.configuration
   configuration.returnImmediately = given !== undefined && given.blocking !== true
   if (given?.acceptedOutputModes?.length) configuration.acceptedOutputModes = given.acceptedOutputModes
   if (given?.historyLength) configuration.historyLength = given.historyLength
@@ -99,7 +99,7 @@ const configIdOfName = (name: string | undefined): string | undefined =>
  * `pushNotificationConfig.id`, else the last segment of its `name`; none lets the server choose.
  */
 export const createPushConfigFromV03 = (body: unknown, taskId: string): JsonObject => {
-  let config: V03TaskPushNotificationConfig
+  let config: V03RestTaskPushNotificationConfig
   let configId: string | undefined
   if (isObject(body) && isObject(body.config)) {
     const request = checkCreatePush(body)
@@ -114,8 +114,8 @@ export const createPushConfigFromV03 = (body: unknown, taskId: string): JsonObje
 }
 
 /** A 1.0 push config as 0.3 shows it: wrapped, named by its resource name. */
-export const pushConfigToV03 = (config: TaskPushNotificationConfig): V03TaskPushNotificationConfig => {
-  const inner: V03PushNotificationConfig = { url: config.url }
+export const pushConfigToV03 = (config: TaskPushNotificationConfig): V03RestTaskPushNotificationConfig => {
+  const inner: V03RestPushNotificationConfig = { url: config.url }
   if (config.id) inner.id = config.id
   if (config.token) inner.token = config.token
   if (config.authentication) {
@@ -164,12 +164,12 @@ const protoScheme = (scheme: JsonObject): JsonObject =>
  * both versions share (not the OpenAPI one of the 0.3 JSON card). The
  * card's signatures are left out: they sign the 1.0 card, not this one.
  */
-export const cardToV03 = (card: A2aAgentCard & Partial<V03AgentCard>): V03AgentCard => {
+export const cardToV03 = (card: A2aAgentCard & Partial<V03RestAgentCard>): V03RestAgentCard => {
   const v03 = card.supportedInterfaces.filter((i) => i.protocolVersion.startsWith('0.3'))
   const interfaces = v03.length > 0 ? v03 : card.supportedInterfaces
   const derived = interfaces.map((i) => ({ url: i.url, transport: i.protocolBinding }))
   const main = derived[0]
-  const wire: V03AgentCard = {
+  const wire: V03RestAgentCard = {
     protocolVersion: card.protocolVersion ?? '0.3.0',
     name: card.name,
     description: card.description,

@@ -17,7 +17,7 @@ const Id = Type.String({ minLength: 1, maxLength: 256 })
 const Ref = Type.String({ maxLength: 256 })
 
 /** The 0.3 TaskState enum, in number order (ProtoJSON readers take the numbers too). */
-export const V03_TASK_STATES = [
+export const V03_REST_TASK_STATES = [
   'TASK_STATE_UNSPECIFIED',
   'TASK_STATE_SUBMITTED',
   'TASK_STATE_WORKING',
@@ -28,12 +28,12 @@ export const V03_TASK_STATES = [
   'TASK_STATE_REJECTED',
   'TASK_STATE_AUTH_REQUIRED',
 ] as const
-export type V03TaskState = (typeof V03_TASK_STATES)[number]
+export type V03RestTaskState = (typeof V03_REST_TASK_STATES)[number]
 
 /** The 0.3 Role enum, by name or number. */
-export const V03_ROLES = ['ROLE_UNSPECIFIED', 'ROLE_USER', 'ROLE_AGENT'] as const
+export const V03_REST_ROLES = ['ROLE_UNSPECIFIED', 'ROLE_USER', 'ROLE_AGENT'] as const
 
-export const V03FilePart = Type.Object(
+export const V03RestFilePart = Type.Object(
   {
     fileWithUri: Type.Optional(Type.String({ format: 'uri', maxLength: 8192 })),
     // bytes in ProtoJSON: base64, standard or URL-safe, padded or not.
@@ -42,113 +42,113 @@ export const V03FilePart = Type.Object(
   },
   { oneOf: [{ required: ['fileWithUri'] }, { required: ['fileWithBytes'] }] },
 )
-export type V03FilePart = Static<typeof V03FilePart>
+export type V03RestFilePart = Static<typeof V03RestFilePart>
 
 /** Exactly one of `text`, `file`, `data`; a DataPart's `data` is a Struct (a JSON object). */
-export const V03Part = Type.Object(
+export const V03RestPart = Type.Object(
   {
     text: Type.Optional(Type.String()),
-    file: Type.Optional(V03FilePart),
+    file: Type.Optional(V03RestFilePart),
     data: Type.Optional(Type.Object({ data: Struct })),
   },
   { oneOf: [{ required: ['text'] }, { required: ['file'] }, { required: ['data'] }] },
 )
-export type V03Part = Static<typeof V03Part>
+export type V03RestPart = Static<typeof V03RestPart>
 
-export const V03Message = Type.Object({
+export const V03RestMessage = Type.Object({
   messageId: Id,
   contextId: Type.Optional(Ref),
   taskId: Type.Optional(Ref),
-  role: enumOf([...V03_ROLES, 0, 1, 2]),
-  content: Type.Array(V03Part),
+  role: enumOf([...V03_REST_ROLES, 0, 1, 2]),
+  content: Type.Array(V03RestPart),
   metadata: Type.Optional(Struct),
   extensions: Type.Optional(Strings),
 })
-export type V03Message = Static<typeof V03Message>
+export type V03RestMessage = Static<typeof V03RestMessage>
 
-export const V03TaskStatus = Type.Object({
-  state: enumOf(V03_TASK_STATES),
+export const V03RestTaskStatus = Type.Object({
+  state: enumOf(V03_REST_TASK_STATES),
   /** The proto field `update`, whose json_name is `message`. */
-  message: Type.Optional(V03Message),
+  message: Type.Optional(V03RestMessage),
   timestamp: Type.Optional(Type.String()),
 })
-export type V03TaskStatus = Static<typeof V03TaskStatus>
+export type V03RestTaskStatus = Static<typeof V03RestTaskStatus>
 
-export const V03Artifact = Type.Object({
+export const V03RestArtifact = Type.Object({
   artifactId: Type.String(),
   name: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
-  parts: Type.Array(V03Part),
+  parts: Type.Array(V03RestPart),
   metadata: Type.Optional(Struct),
   extensions: Type.Optional(Strings),
 })
-export type V03Artifact = Static<typeof V03Artifact>
+export type V03RestArtifact = Static<typeof V03RestArtifact>
 
-export const V03Task = Type.Object({
+export const V03RestTask = Type.Object({
   id: Type.String(),
   contextId: Type.String(),
-  status: V03TaskStatus,
-  artifacts: Type.Optional(Type.Array(V03Artifact)),
-  history: Type.Optional(Type.Array(V03Message)),
+  status: V03RestTaskStatus,
+  artifacts: Type.Optional(Type.Array(V03RestArtifact)),
+  history: Type.Optional(Type.Array(V03RestMessage)),
   metadata: Type.Optional(Struct),
 })
-export type V03Task = Static<typeof V03Task>
+export type V03RestTask = Static<typeof V03RestTask>
 
-export const V03StatusUpdate = Type.Object({
+export const V03RestStatusUpdate = Type.Object({
   taskId: Type.String(),
   contextId: Type.String(),
-  status: V03TaskStatus,
+  status: V03RestTaskStatus,
   /** True on the update after which the stream ends (a terminal state, or input required). */
   final: Type.Optional(Type.Boolean()),
   metadata: Type.Optional(Struct),
 })
-export type V03StatusUpdate = Static<typeof V03StatusUpdate>
+export type V03RestStatusUpdate = Static<typeof V03RestStatusUpdate>
 
-export const V03ArtifactUpdate = Type.Object({
+export const V03RestArtifactUpdate = Type.Object({
   taskId: Type.String(),
   contextId: Type.String(),
-  artifact: V03Artifact,
+  artifact: V03RestArtifact,
   append: Type.Optional(Type.Boolean()),
   lastChunk: Type.Optional(Type.Boolean()),
   metadata: Type.Optional(Struct),
 })
-export type V03ArtifactUpdate = Static<typeof V03ArtifactUpdate>
+export type V03RestArtifactUpdate = Static<typeof V03RestArtifactUpdate>
 
 /** One SSE event of `message:stream` and `tasks/{id}:subscribe`: the oneof, no wrapper. */
-export const V03StreamResponse = Type.Union([
-  Type.Object({ task: V03Task }),
-  Type.Object({ message: V03Message }),
-  Type.Object({ statusUpdate: V03StatusUpdate }),
-  Type.Object({ artifactUpdate: V03ArtifactUpdate }),
+export const V03RestStreamResponse = Type.Union([
+  Type.Object({ task: V03RestTask }),
+  Type.Object({ message: V03RestMessage }),
+  Type.Object({ statusUpdate: V03RestStatusUpdate }),
+  Type.Object({ artifactUpdate: V03RestArtifactUpdate }),
 ])
-export type V03StreamResponse = Static<typeof V03StreamResponse>
+export type V03RestStreamResponse = Static<typeof V03RestStreamResponse>
 
-export const V03SendMessageResponse = Type.Union([
-  Type.Object({ task: V03Task }),
-  Type.Object({ message: V03Message }),
+export const V03RestSendMessageResponse = Type.Union([
+  Type.Object({ task: V03RestTask }),
+  Type.Object({ message: V03RestMessage }),
 ])
-export type V03SendMessageResponse = Static<typeof V03SendMessageResponse>
+export type V03RestSendMessageResponse = Static<typeof V03RestSendMessageResponse>
 
-export const V03AuthenticationInfo = Type.Object({
+export const V03RestAuthenticationInfo = Type.Object({
   schemes: Type.Array(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
   credentials: Type.Optional(Type.String({ pattern: '^[^\\r\\n]*$', maxLength: 8192 })),
 })
-export type V03AuthenticationInfo = Static<typeof V03AuthenticationInfo>
+export type V03RestAuthenticationInfo = Static<typeof V03RestAuthenticationInfo>
 
-export const V03PushNotificationConfig = Type.Object({
+export const V03RestPushNotificationConfig = Type.Object({
   id: Type.Optional(Ref),
   url: Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048 }),
   token: Type.Optional(Type.String({ maxLength: 4096 })),
-  authentication: Type.Optional(V03AuthenticationInfo),
+  authentication: Type.Optional(V03RestAuthenticationInfo),
 })
-export type V03PushNotificationConfig = Static<typeof V03PushNotificationConfig>
+export type V03RestPushNotificationConfig = Static<typeof V03RestPushNotificationConfig>
 
 /** `name` is the resource name `tasks/{taskId}/pushNotificationConfigs/{configId}`. */
-export const V03TaskPushNotificationConfig = Type.Object({
+export const V03RestTaskPushNotificationConfig = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 600 })),
-  pushNotificationConfig: V03PushNotificationConfig,
+  pushNotificationConfig: V03RestPushNotificationConfig,
 })
-export type V03TaskPushNotificationConfig = Static<typeof V03TaskPushNotificationConfig>
+export type V03RestTaskPushNotificationConfig = Static<typeof V03RestTaskPushNotificationConfig>
 
 /**
  * The body of `POST /v1/tasks/{id}/pushNotificationConfigs` as the 0.3 spec (§7.5) and sdk
@@ -156,35 +156,35 @@ export type V03TaskPushNotificationConfig = Static<typeof V03TaskPushNotificatio
  * (The proto's HTTP rule and sdk 0.3.14's client send the bare TaskPushNotificationConfig; the
  * server takes both.)
  */
-export const V03CreatePushConfigRequest = Type.Object({
+export const V03RestCreatePushConfigRequest = Type.Object({
   parent: Type.Optional(Type.String({ maxLength: 600 })),
   configId: Type.Optional(Ref),
-  config: V03TaskPushNotificationConfig,
+  config: V03RestTaskPushNotificationConfig,
 })
-export type V03CreatePushConfigRequest = Static<typeof V03CreatePushConfigRequest>
+export type V03RestCreatePushConfigRequest = Static<typeof V03RestCreatePushConfigRequest>
 
-export const V03ListPushConfigsResponse = Type.Object({
-  configs: Type.Array(V03TaskPushNotificationConfig),
+export const V03RestListPushConfigsResponse = Type.Object({
+  configs: Type.Array(V03RestTaskPushNotificationConfig),
   nextPageToken: Type.Optional(Type.String()),
 })
-export type V03ListPushConfigsResponse = Static<typeof V03ListPushConfigsResponse>
+export type V03RestListPushConfigsResponse = Static<typeof V03RestListPushConfigsResponse>
 
-export const V03SendMessageConfiguration = Type.Object({
+export const V03RestSendMessageConfiguration = Type.Object({
   acceptedOutputModes: Type.Optional(Strings),
-  pushNotification: Type.Optional(V03PushNotificationConfig),
+  pushNotification: Type.Optional(V03RestPushNotificationConfig),
   /** 0 (the proto default) means no limit. */
   historyLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   /** false (the proto default) answers at once; true waits for a terminal or interrupted state. */
   blocking: Type.Optional(Type.Boolean()),
 })
-export type V03SendMessageConfiguration = Static<typeof V03SendMessageConfiguration>
+export type V03RestSendMessageConfiguration = Static<typeof V03RestSendMessageConfiguration>
 
-export const V03SendMessageRequest = Type.Object({
-  message: Type.Object({ ...V03Message.properties, content: Type.Array(V03Part, { minItems: 1 }) }),
-  configuration: Type.Optional(V03SendMessageConfiguration),
+export const V03RestSendMessageRequest = Type.Object({
+  message: Type.Object({ ...V03RestMessage.properties, content: Type.Array(V03RestPart, { minItems: 1 }) }),
+  configuration: Type.Optional(V03RestSendMessageConfiguration),
   metadata: Type.Optional(Struct),
 })
-export type V03SendMessageRequest = Static<typeof V03SendMessageRequest>
+export type V03RestSendMessageRequest = Static<typeof V03RestSendMessageRequest>
 
 /**
  * A 0.3 REST error body, as sdk 0.3.14 writes and reads it: the JSON-RPC error object (`code` is
@@ -198,21 +198,21 @@ export const V03RestError = Type.Object({
 export type V03RestError = Static<typeof V03RestError>
 
 /** An AgentInterface of the 0.3 card: `transport` rather than `protocolBinding`. */
-export const V03AgentInterface = Type.Object({ url: Type.String(), transport: Type.String() })
-export type V03AgentInterface = Static<typeof V03AgentInterface>
+export const V03RestAgentInterface = Type.Object({ url: Type.String(), transport: Type.String() })
+export type V03RestAgentInterface = Static<typeof V03RestAgentInterface>
 
 /**
  * The 0.3 AgentCard as `GET /v1/card` answers it. Its security schemes and requirements are in
  * the proto's shape, which 1.0 kept (the oneof wrappers; `{schemes: {name: {list}}}`), under the
  * 0.3 names (`security`).
  */
-export const V03AgentCard = Type.Object({
+export const V03RestAgentCard = Type.Object({
   protocolVersion: Type.String(),
   name: Type.String(),
   description: Type.String(),
   url: Type.String(),
   preferredTransport: Type.Optional(Type.String()),
-  additionalInterfaces: Type.Optional(Type.Array(V03AgentInterface)),
+  additionalInterfaces: Type.Optional(Type.Array(V03RestAgentInterface)),
   provider: Type.Optional(Type.Object({ url: Type.String(), organization: Type.String() })),
   version: Type.String(),
   documentationUrl: Type.Optional(Type.String()),
@@ -229,4 +229,4 @@ export const V03AgentCard = Type.Object({
   supportsAuthenticatedExtendedCard: Type.Optional(Type.Boolean()),
   signatures: Type.Optional(Type.Array(Struct)),
 })
-export type V03AgentCard = Static<typeof V03AgentCard>
+export type V03RestAgentCard = Static<typeof V03RestAgentCard>
