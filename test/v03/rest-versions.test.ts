@@ -70,6 +70,13 @@ describe('A2A 0.3 HTTP+JSON: version selection', () => {
     assert.equal(task.body.id, own.body.task.id)
   })
 
+  it('0.3 REST has no ListTasks here: GET /v1/tasks says it is a 1.0 operation', async () => {
+    const response = await http(`${rest}/v1/tasks`)
+    assert.equal(response.status, 400)
+    assert.equal(response.body.error.details[0].reason, 'VERSION_NOT_SUPPORTED')
+    assert.match(response.body.error.message, /A2A 1\.0 operation/)
+  })
+
   it('an unknown A2A-Version on /v1/… is VersionNotSupported', async () => {
     const response = await http(`${rest}/v1/message:send`, {
       body: { message: message('hi') },
@@ -77,6 +84,39 @@ describe('A2A 0.3 HTTP+JSON: version selection', () => {
     })
     assert.equal(response.status, 400)
     assert.equal(response.body.error.details[0].reason, 'VERSION_NOT_SUPPORTED')
+  })
+
+  it('one task, any version: created over 0.3 REST, followed over 1.0, cancelled over Clawpedia', async () => {
+    const base = server.base('long-runner')
+    const created = await http(`${base}${REST}/v1/message:send`, {
+      body: {
+        message: { ...message('x'), content: [{ data: { data: { steps: 500, step_ms: 20 } } }] },
+        configuration: { blocking: false },
+      },
+    })
+    assert.equal(created.status, 201)
+    const taskId: string = created.body.task.id
+    let firstEvent: () => void = () => {}
+    const started = new Promise<void>((resolve) => {
+      firstEvent = resolve
+    })
+    const followed = readSse(`${base}${REST}/tasks/${taskId}:subscribe`, {
+      method: 'POST',
+      headers: { ...V },
+      stopWhen: () => {
+        firstEvent()
+        return false
+      },
+    })
+    await started
+    const cancelled = await http(`${base}/tasks/${taskId}/cancel`, { method: 'POST' })
+    assert.equal(cancelled.body.status, 'CANCELLED')
+    const stream = await followed
+    assert.ok(stream.closedByServer)
+    const last = JSON.parse(stream.events.at(-1)!.data)
+    assert.equal(last.statusUpdate.status.state, 'TASK_STATE_CANCELED')
+    const read = await http(`${base}${REST}/v1/tasks/${taskId}`)
+    assert.equal(read.body.status.state, 'TASK_STATE_CANCELLED')
   })
 
   it('the sdk ClientFactory, preferring HTTP+JSON, reads our card and talks 0.3 REST', async () => {
