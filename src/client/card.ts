@@ -1,5 +1,6 @@
 import { CardFields, type CardInterface } from '../dialects/a2a/wire/card.ts'
 import { A2A_VERSION } from '../dialects/a2a/wire/shapes.ts'
+import { V03CardFields, v03Interfaces } from '../dialects/a2a/wire/v03/card.ts'
 import { ClawpediaCard } from '../dialects/clawpedia/wire/shapes.ts'
 import { isObject } from '../model/json.ts'
 import { compileSchema } from '../schema/json-schema.ts'
@@ -13,8 +14,18 @@ export type { ClawpediaCard }
 
 export type A2aInterface = CardInterface
 
-/** An A2A 1.0 AgentCard: the REQUIRED fields are checked, the rest kept as sent. */
-export type A2aCard = CardFields & { [field: string]: unknown }
+/**
+ * An A2A AgentCard: the REQUIRED fields are checked, the rest kept as sent. A 0.3-only card has
+ * no supportedInterfaces (`cardInterfaces` reads its url and additionalInterfaces instead).
+ */
+export type A2aCard = Omit<CardFields, 'supportedInterfaces'> & {
+  supportedInterfaces?: CardInterface[]
+  [field: string]: unknown
+}
+
+/** The interfaces a card declares: 1.0's supportedInterfaces, or a 0.3-only card's url and additionalInterfaces. */
+export const cardInterfaces = (card: A2aCard): CardInterface[] =>
+  card.supportedInterfaces ?? v03Interfaces(card as unknown as V03CardFields)
 
 export interface FoundCard<C> {
   card: C
@@ -35,6 +46,7 @@ export interface Discovery {
 }
 
 const validateA2a = compileSchema(CardFields)
+const validateA2aV03 = compileSchema(V03CardFields)
 const validateClawpedia = compileSchema(ClawpediaCard)
 
 type Classified = { kind: 'a2a'; card: A2aCard } | { kind: 'clawpedia'; card: ClawpediaCard }
@@ -57,7 +69,9 @@ export const classifyCard = (body: unknown, url: string): Classified => {
     return { kind: 'clawpedia', card: body as unknown as ClawpediaCard }
   }
   if ('preferredTransport' in body || ('url' in body && 'protocolVersion' in body)) {
-    throw invalid('is an A2A 0.3 card (no supportedInterfaces); this client speaks A2A 1.0 and Clawpedia')
+    const violations = validateA2aV03(body)
+    if (violations.length > 0) throw invalid(`is not a valid A2A 0.3 card: ${list(violations)}`, violations)
+    return { kind: 'a2a', card: body as A2aCard }
   }
   throw invalid(
     'is neither an A2A card (supportedInterfaces) nor a Clawpedia card (protocol_version, agent_id)',

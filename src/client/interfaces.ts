@@ -1,19 +1,41 @@
 import { A2A_VERSION } from '../dialects/a2a/wire/shapes.ts'
-import type { A2aInterface, Discovery } from './card.ts'
+import { type A2aCard, type A2aInterface, cardInterfaces, type Discovery } from './card.ts'
 import { ClientError, isClientError } from './errors.ts'
 import type { HttpSettings } from './http.ts'
 import type { OriginPolicy } from './origins.ts'
 import { JsonRpcTransport } from './transports/a2a-jsonrpc.ts'
 import { RestTransport } from './transports/a2a-rest.ts'
+import { V03JsonRpcTransport } from './transports/a2a-v03-jsonrpc.ts'
 import { ClawpediaTransport } from './transports/clawpedia.ts'
 import type { InterfaceKind, Transport } from './types.ts'
 
 const BINDINGS: Readonly<Record<string, InterfaceKind>> = { JSONRPC: 'jsonrpc', 'HTTP+JSON': 'rest' }
 
-/** Only Major.Minor counts (digest §5.1); a patch number is ignored. */
-const speaks = (iface: A2aInterface): boolean => {
+/** What every A2A transport is built from: the card's interface, the card, and the client's settings. */
+export type A2aTransportClass = new (settings: {
+  iface: A2aInterface
+  card: A2aCard
+  http: HttpSettings
+  extensions?: readonly string[]
+}) => Transport
+
+const V10_TRANSPORTS: Readonly<Record<string, A2aTransportClass>> = {
+  JSONRPC: JsonRpcTransport,
+  'HTTP+JSON': RestTransport,
+}
+
+/**
+ * The A2A 0.3 transport of each binding (a card's 0.3 entries, or a 0.3-only card's interfaces).
+ * A binding missing here is skipped at 0.3.
+ */
+export const V03_TRANSPORTS: Readonly<Record<string, A2aTransportClass>> = {
+  JSONRPC: V03JsonRpcTransport,
+}
+
+/** Major.Minor of an interface's version (a patch number is ignored: digest §5.1). */
+const versionOf = (iface: A2aInterface): string | undefined => {
   const match = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(iface.protocolVersion.trim())
-  return match !== null && `${Number(match[1])}.${Number(match[2])}` === A2A_VERSION
+  return match ? `${Number(match[1])}.${Number(match[2])}` : undefined
 }
 
 export interface Selection {
@@ -24,8 +46,9 @@ export interface Selection {
 
 /**
  * The transports to use, best first: client preference decides between kinds, card order within
- * a kind (the card lists its interfaces by the agent's preference). A2A interfaces of another
- * version or binding, and any URL outside the allowed origins, are skipped.
+ * a kind (the card lists its interfaces by the agent's preference), and every A2A 1.0 interface
+ * comes before any 0.3 one (0.3 is the fallback for agents that speak nothing newer). A2A
+ * interfaces of another version or binding, and any URL outside the allowed origins, are skipped.
  */
 export const selectInterfaces = (
   discovery: Discovery,
@@ -39,18 +62,30 @@ export const selectInterfaces = (
 ): Selection => {
   const { prefer, origins, http, extensions } = options
   const skipped: string[] = []
-  const a2a: { kind: InterfaceKind; iface: A2aInterface }[] = []
-  for (const iface of discovery.a2a?.card.supportedInterfaces ?? []) {
+  const a2a: { kind: InterfaceKind; iface: A2aInterface; make: A2aTransportClass; v03: boolean }[] = []
+  const card = discovery.a2a?.card
+  for (const iface of card ? cardInterfaces(card) : []) {
     const kind = BINDINGS[iface.protocolBinding]
+    const version = versionOf(iface)
+    const make =
+      version === A2A_VERSION
+        ? V10_TRANSPORTS[iface.protocolBinding]
+        : version === '0.3'
+          ? V03_TRANSPORTS[iface.protocolBinding]
+          : undefined
     if (!kind) skipped.push(`${iface.url}: binding ${iface.protocolBinding} is not supported`)
-    else if (!speaks(iface))
-      skipped.push(`${iface.url}: A2A ${iface.protocolVersion}, this client speaks ${A2A_VERSION}`)
+    else if (!make)
+      skipped.push(
+        `${iface.url}: ${iface.protocolBinding} at A2A ${iface.protocolVersion} is not supported (this client speaks ${A2A_VERSION}${Object.hasOwn(V03_TRANSPORTS, iface.protocolBinding) ? ' and 0.3' : ''})`,
+      )
     else if (!prefer.includes(kind))
       skipped.push(`${iface.url}: ${kind} is not among the preferred interfaces`)
     else if (!origins.allows(iface.url)) skipped.push(`${iface.url}: outside the allowed origins`)
-    else a2a.push({ kind, iface })
+    else a2a.push({ kind, iface, make, v03: version === '0.3' })
   }
   const transports: Transport[] = []
+  const build = (entry: (typeof a2a)[number]) =>
+    new entry.make({ iface: entry.iface, card: card!, http, ...(extensions && { extensions }) })
   for (const kind of prefer) {
     if (kind === 'clawpedia') {
       if (!discovery.clawpedia) continue
@@ -59,12 +94,10 @@ export const selectInterfaces = (
       else skipped.push(`${baseUrl}: outside the allowed origins`)
       continue
     }
-    for (const { iface } of a2a.filter((entry) => entry.kind === kind)) {
-      const card = discovery.a2a!.card
-      const settings = { iface, card, http, ...(extensions && { extensions }) }
-      transports.push(kind === 'jsonrpc' ? new JsonRpcTransport(settings) : new RestTransport(settings))
-    }
+    for (const entry of a2a.filter((e) => e.kind === kind && !e.v03)) transports.push(build(entry))
   }
+  for (const kind of prefer)
+    for (const entry of a2a.filter((e) => e.kind === kind && e.v03)) transports.push(build(entry))
   if (discovery.clawpedia && !prefer.includes('clawpedia')) {
     skipped.push(`${discovery.clawpedia.url}: clawpedia is not among the preferred interfaces`)
   }

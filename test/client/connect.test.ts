@@ -173,13 +173,13 @@ describe('interfaces', () => {
       status: 200,
       body: A2A_CARD([
         { url: 'http://127.0.0.1:1/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-        { url: 'http://127.0.0.1:1/old', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        { url: 'http://127.0.0.1:1/old', protocolBinding: 'JSONRPC', protocolVersion: '0.2' },
       ]),
     }))
     try {
       await assert.rejects(connect(stub.url, { cache: false }), (error: unknown) => {
         rejectsWith('NO_USABLE_INTERFACE')(error)
-        assert.match((error as Error).message, /GRPC is not supported.*A2A 0\.3/s)
+        assert.match((error as Error).message, /GRPC is not supported.*A2A 0\.2/s)
         return true
       })
     } finally {
