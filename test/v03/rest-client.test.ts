@@ -11,8 +11,10 @@ import type { A2aCard } from '../../src/client/card.ts'
 import { ClientError } from '../../src/client/errors.ts'
 import { RestV03Transport } from '../../src/client/transports/a2a-v03-rest.ts'
 import type { RemoteTask, SendPayload, StreamFrame } from '../../src/client/types.ts'
+import { connect } from '../../src/client.ts'
 import type { TaskState } from '../../src/model/states.ts'
 import { eventually, startA2a, startReceiver, type TestServer } from '../a2a/helpers.ts'
+import { stubServer } from '../client/helpers.ts'
 import { type SdkV03Agent, startSdkV03Agent } from './rest-sdk-agent.ts'
 
 const http = { timeoutMs: 10_000 }
@@ -187,5 +189,84 @@ describe('RestV03Transport against our server', () => {
       assert.equal(error.status, 400)
       return true
     })
+  })
+})
+
+describe('connect() with prefer ["rest"] picks RestV03Transport for 0.3 HTTP+JSON entries', () => {
+  let agent: SdkV03Agent
+  let server: TestServer
+
+  before(async () => {
+    agent = await startSdkV03Agent()
+    server = await startA2a()
+  })
+  after(async () => {
+    await agent.close()
+    await server.close()
+  })
+
+  it('an sdk 0.3.14 agent (a 0.3-only card): send, stream, multi-turn', async () => {
+    const remote = await connect(agent.url, { cache: false, prefer: ['rest'] })
+    assert.deepEqual(remote.interfaces, [{ kind: 'rest', url: agent.restUrl, streaming: true }])
+    const handle = await remote.send({ text: 'hello' })
+    const done = await handle.wait({ timeoutMs: 10_000 })
+    assert.equal(done.state, 'COMPLETED')
+    assert.ok(done.artifacts?.some((a) => a.type === 'text' && a.text === 'echo: hello'))
+
+    const asked = await remote.send({ text: 'ask' })
+    assert.equal((await asked.wait({ timeoutMs: 10_000 })).state, 'INPUT_REQUIRED')
+    await asked.provideInput({ text: 'red' })
+    const answered = await asked.wait({ timeoutMs: 10_000 })
+    assert.ok(answered.artifacts?.some((a) => a.type === 'text' && a.text === 'colour: red'))
+
+    const held = await remote.send({ text: 'hold' })
+    const updates: string[] = []
+    const following = (async () => {
+      for await (const update of held.events({ via: 'stream', signal: AbortSignal.timeout(10_000) }))
+        if (update.type === 'status') updates.push(update.task.state)
+    })()
+    await eventually(async () => (updates.length > 0 ? true : undefined), 'the stream to start')
+    assert.equal((await held.cancel()).state, 'CANCELLED')
+    await following
+    assert.equal(updates.at(-1), 'CANCELLED')
+  })
+
+  it('our agent (its card read as 1.0): the 1.0 REST interface, not the 0.3 one', async () => {
+    const remote = await connect(server.base('echo'), { cache: false, prefer: ['rest'] })
+    assert.deepEqual(
+      remote.interfaces.map((i) => [i.kind, i.url]),
+      [['rest', `${server.base('echo')}/a2a/rest`]],
+    )
+    const done = await (await remote.send({ hello: 'there' })).wait({ timeoutMs: 10_000 })
+    assert.deepEqual((done.output as { input: unknown }).input, { hello: 'there' })
+  })
+  it('our agent through a 0.3 HTTP+JSON entry only: a multi-turn task', async () => {
+    const rest = `${server.base('report-builder')}/a2a/rest`
+    const stub = await stubServer(() => ({
+      status: 200,
+      body: {
+        name: 'Stub',
+        description: 'Our report builder, by its 0.3 REST interface',
+        version: '1',
+        supportedInterfaces: [{ url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }],
+        capabilities: { streaming: true },
+        defaultInputModes: ['application/json'],
+        defaultOutputModes: ['application/json'],
+        skills: [{ id: 's', name: 's', description: 's', tags: [] }],
+      },
+    }))
+    try {
+      const remote = await connect(stub.url, { cache: false, prefer: ['rest'] })
+      assert.deepEqual(remote.interfaces, [{ kind: 'rest', url: rest, streaming: true }])
+      const handle = await remote.send({ subject: 'tides' })
+      const asked = await handle.wait({ timeoutMs: 10_000 })
+      assert.equal(asked.state, 'INPUT_REQUIRED')
+      assert.ok(asked.inputSchema, 'the answer schema survives the 0.3 round trip (message metadata)')
+      await handle.provideInput({ sections: ['Moon', 'Sun'] })
+      const done = await handle.wait({ timeoutMs: 10_000 })
+      assert.deepEqual(done.output, { title: 'Report: tides', sections: ['Moon', 'Sun'] })
+    } finally {
+      await stub.close()
+    }
   })
 })
