@@ -277,6 +277,11 @@ describe('A2A 0.3 HTTP+JSON: the sdk 0.3.14 REST client against our server', () 
     assert.equal(response.status, 400)
     assert.equal(response.body.code, -32602)
     assert.match(response.body.message, /content\/0/)
+    // The same error object as over 0.3 JSON-RPC: the reason, and the violated fields.
+    assert.equal(response.body.data.reason, 'INVALID_PARAMS')
+    assert.ok(
+      response.body.data.fieldViolations.some((v: { field: string }) => v.field.includes('content/0')),
+    )
     const notJson = await http(`${server.base('echo')}${REST}/v1/message:send`, {
       raw: '{',
       headers: { 'content-type': 'application/json' },

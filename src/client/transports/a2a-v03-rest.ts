@@ -5,7 +5,7 @@ import { V03_EXTENSIONS_HEADER } from '../../dialects/a2a/wire/v03/shapes.ts'
 import { isObject } from '../../model/json.ts'
 import type { A2aCard, A2aInterface } from '../card.ts'
 import type { HeaderReader } from '../card-cache.ts'
-import { bareStatus, ClientError, fromJsonRpcError, fromRestError } from '../errors.ts'
+import { bareStatus, ClientError, fromRestError } from '../errors.ts'
 import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
 import { openEventStream } from '../sse.ts'
 import type {
@@ -25,17 +25,19 @@ import {
   inputMessageRequest,
   sendMessageRequest,
 } from './a2a-codec.ts'
+import { fromV03JsonRpcError } from './a2a-v03-jsonrpc.ts'
 
 /** 0.3 names the extensions header with the `X-` prefix. */
 const EXTENSIONS_HEADER = V03_EXTENSIONS_HEADER.toLowerCase()
 
 /**
- * A 0.3 REST error: the JSON-RPC error object as sdk 0.3.14 writes it (`{code, message, data}`);
- * a server that answers the 1.0 google.rpc.Status shape is read too; anything else is the status.
+ * A 0.3 REST error: the 0.3 JSON-RPC error object, unwrapped, as sdk 0.3.14 and our server write
+ * it (`{code, message, data}`); a google.rpc.Status (`{error}`, the 1.0 shape) is read too;
+ * anything else is the status.
  */
 const failureOf = (answer: Pick<JsonAnswer, 'body' | 'status'> & { headers?: HeaderReader }): ClientError => {
   const { body, status, headers } = answer
-  if (isObject(body) && typeof body.code === 'number') return fromJsonRpcError(body, status, headers)
+  if (isObject(body) && typeof body.code === 'number') return fromV03JsonRpcError(body, status, headers)
   if (isObject(body) && isObject(body.error)) return fromRestError(body, status, headers)
   return bareStatus(status, undefined, headers)
 }

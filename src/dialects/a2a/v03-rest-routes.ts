@@ -4,7 +4,8 @@ import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
-import { A2A_ERRORS, type A2aFailure, a2aFailure, errorDetails, toA2aFailure } from './errors.ts'
+import { type A2aFailure, a2aFailure, toA2aFailure } from './errors.ts'
+import { v03JsonRpcError } from './jsonrpc-v03.ts'
 import type { A2aOperations } from './operations.ts'
 import { endsStream, serveStream } from './stream.ts'
 import { A2A_V03, type A2aWireVersion, negotiateVersion } from './version.ts'
@@ -17,7 +18,6 @@ import {
   pushConfigToV03,
   sendRequestFromV03,
 } from './wire/v03/rest-requests.ts'
-import type { V03RestError } from './wire/v03/rest-shapes.ts'
 
 /** Where the 0.3 routes live under the REST interface URL (the 0.3 proto's HTTP rules). */
 export const V03_REST_PREFIX = '/v1'
@@ -67,13 +67,6 @@ const addVersionConstraint = (app: FastifyInstance, server: ServerContext): void
 const statusOf = (failure: A2aFailure): number =>
   failure.kind === 'TaskNotCancelableError' ? 409 : failure.httpStatus
 
-/** The 0.3 REST error body sdk 0.3.14 reads: the JSON-RPC error object, unwrapped. */
-export const v03RestErrorBody = (failure: A2aFailure): V03RestError => ({
-  code: A2A_ERRORS[failure.kind].jsonRpc,
-  message: failure.message,
-  data: errorDetails(failure),
-})
-
 /** A 0.3 resubscribe to a finished task gets the task and the end of the stream (the 0.3 proto's TaskSubscription). */
 const isTerminalRefusal = (error: unknown): boolean =>
   isSwitchboardError(error) &&
@@ -109,8 +102,8 @@ const historyLengthOf = (query: Record<string, unknown>): number | undefined => 
 /**
  * The A2A 0.3 HTTP+JSON binding under the REST interface URL (`/v1/…`): each request converted to
  * the 1.0 request message, served by the same operations, the answer converted back
- * (wire/v03/rest-*.ts). Bodies are application/json; errors are the JSON-RPC error object with
- * the HTTP status of its kind; success statuses are sdk 0.3.14's (201 for a send and a new push
+ * (wire/v03/rest-*.ts). Bodies are application/json; errors are the 0.3 JSON-RPC error object
+ * with the HTTP status of its kind; success statuses are sdk 0.3.14's (201 for a send and a new push
  * config, 202 for a cancel, 204 for a delete). A sibling of the 1.0 REST plugin, not a child:
  * the 1.0 version check must not apply here.
  */
@@ -129,10 +122,13 @@ export const a2aV03RestRoutes = async (
 
   const sendFailure = (reply: FastifyReply, failure: A2aFailure) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A 0.3 REST request failed')
-    return reply
-      .code(statusOf(failure))
-      .type('application/json')
-      .send(JSON.stringify(v03RestErrorBody(failure)))
+    return (
+      reply
+        .code(statusOf(failure))
+        .type('application/json')
+        // What sdk 0.3.14's client reads: the 0.3 JSON-RPC error object, unwrapped (as over 0.3 JSON-RPC).
+        .send(JSON.stringify(v03JsonRpcError(failure)))
+    )
   }
   const send = (reply: FastifyReply, body: unknown, status = 200) =>
     reply.code(status).type('application/json').send(JSON.stringify(body))
@@ -143,7 +139,7 @@ export const a2aV03RestRoutes = async (
       server,
       items,
       encode: (item) => JSON.stringify(streamResponseToV03(item.response, isFinal(item.response))),
-      encodeError: (failure) => ({ event: 'error', data: JSON.stringify(v03RestErrorBody(failure)) }),
+      encodeError: (failure) => ({ event: 'error', data: JSON.stringify(v03JsonRpcError(failure)) }),
     })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
     const operations = ops(request)

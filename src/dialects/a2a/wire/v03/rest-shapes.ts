@@ -186,17 +186,6 @@ export const V03RestSendMessageRequest = Type.Object({
 })
 export type V03RestSendMessageRequest = Static<typeof V03RestSendMessageRequest>
 
-/**
- * A 0.3 REST error body, as sdk 0.3.14 writes and reads it: the JSON-RPC error object (`code` is
- * the A2A JSON-RPC code, e.g. -32001 for TaskNotFound), not wrapped.
- */
-export const V03RestError = Type.Object({
-  code: Type.Integer(),
-  message: Type.String(),
-  data: Type.Optional(Type.Unknown()),
-})
-export type V03RestError = Static<typeof V03RestError>
-
 /** An AgentInterface of the 0.3 card: `transport` rather than `protocolBinding`. */
 export const V03RestAgentInterface = Type.Object({ url: Type.String(), transport: Type.String() })
 export type V03RestAgentInterface = Static<typeof V03RestAgentInterface>
