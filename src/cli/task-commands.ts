@@ -110,8 +110,10 @@ export const taskCommands = (
         if (clawpedia) lines.push(`  Clawpedia card: ${clawpedia.url} (agent_id ${clawpedia.card.agent_id})`)
         const current = agent.interface
         for (const info of agent.interfaces) {
-          const mark = info.kind === current.kind && info.url === current.url ? '*' : ' '
-          lines.push(`  ${mark} ${info.kind.padEnd(9)} ${info.url}`)
+          const isCurrent =
+            info.kind === current.kind && info.url === current.url && info.a2aVersion === current.a2aVersion
+          const version = info.a2aVersion ? ` (A2A ${info.a2aVersion})` : ''
+          lines.push(`  ${isCurrent ? '*' : ' '} ${info.kind.padEnd(9)} ${info.url}${version}`)
         }
         for (const reason of agent.skipped) lines.push(`    skipped: ${reason}`)
         for (const warning of agent.discovery.warnings) lines.push(`    warning: ${warning}`)

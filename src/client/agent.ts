@@ -19,6 +19,8 @@ export interface InterfaceInfo {
   kind: InterfaceKind
   url: string
   streaming: boolean
+  /** Set for an A2A interface spoken at an older version ('0.3'); absent for 1.0 and Clawpedia. */
+  a2aVersion?: string
 }
 
 export interface SendOptions extends CallOptions {
@@ -42,6 +44,7 @@ const interfaceInfo = (transport: Transport): InterfaceInfo => ({
   kind: transport.kind,
   url: transport.url,
   streaming: transport.streaming,
+  ...(transport.a2aVersion && { a2aVersion: transport.a2aVersion }),
 })
 
 /**

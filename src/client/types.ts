@@ -197,6 +197,8 @@ export interface Transport {
   readonly url: string
   /** Whether the agent streams (A2A capabilities.streaming; Clawpedia always does). */
   readonly streaming: boolean
+  /** A2A: set for an interface of an older version than 1.0 ('0.3'), which the client speaks as a fallback. */
+  readonly a2aVersion?: string
   send(request: SendRequest, call: CallOptions): Promise<RemoteTask>
   get(taskId: string, call: CallOptions): Promise<RemoteTask>
   cancel(taskId: string, call: CallOptions): Promise<RemoteTask>

@@ -35,7 +35,9 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
   it('accepts its 0.3-only card: the main url, over JSON-RPC at 0.3', async () => {
     const agent = await connect(peer.url, { cache: false })
     assert.equal(agent.name, 'Tiny 0.3')
-    assert.deepEqual(agent.interfaces, [{ kind: 'jsonrpc', url: `${peer.url}/`, streaming: true }])
+    assert.deepEqual(agent.interfaces, [
+      { kind: 'jsonrpc', url: `${peer.url}/`, streaming: true, a2aVersion: '0.3' },
+    ])
   })
 
   it('send and wait: the task completes with its artifact', async () => {
@@ -52,7 +54,8 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
     const agent = await connect(peer.url, { cache: false })
     const handle = await agent.send({ text: 'streamed' })
     const updates = []
-    for await (const update of handle.events({ via: 'stream', signal: AbortSignal.timeout(10_000) })) updates.push(update)
+    for await (const update of handle.events({ via: 'stream', signal: AbortSignal.timeout(10_000) }))
+      updates.push(update)
     const last = updates.at(-1)
     assert.equal(last?.type === 'status' && last.task.state, 'COMPLETED')
   })
@@ -103,8 +106,11 @@ describe('our client against our server at 0.3', () => {
     try {
       const agent = await connect(stub.url, { cache: false })
       assert.deepEqual(
-        agent.interfaces.map((i) => i.url),
-        [jsonrpc(), `${jsonrpc()}?v=0.3`],
+        agent.interfaces.map((i) => [i.url, i.a2aVersion]),
+        [
+          [jsonrpc(), undefined],
+          [`${jsonrpc()}?v=0.3`, '0.3'],
+        ],
       )
     } finally {
       await stub.close()

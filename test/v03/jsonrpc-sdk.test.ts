@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { Message, MessageSendParams, Part, Task, TaskStatusUpdateEvent } from 'a2a-sdk-03'
 import {
+  A2AClient,
   AuthenticatedExtendedCardNotConfiguredError,
+  ClientFactory,
   JsonRpcTransport,
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
@@ -274,6 +276,46 @@ describe('@a2a-js/sdk 0.3.14 over JSON-RPC', () => {
       }),
       PushNotificationNotSupportedError,
     )
+  })
+})
+
+describe('@a2a-js/sdk 0.3.14 finds the agent by its card', () => {
+  it('ClientFactory.createFromUrl picks JSON-RPC from the card and sends', async () => {
+    // The sdk resolves the well-known path against the URL: a base URL ends with a slash.
+    const client = await new ClientFactory().createFromUrl(`${server.base('echo')}/`)
+    const task = asTask(await client.sendMessage(send([{ kind: 'text', text: 'via the factory' }])))
+    assert.equal(task.status.state, 'completed')
+  })
+
+  it('A2AClient.fromCardUrl reads the card url and streams', async () => {
+    const client = await A2AClient.fromCardUrl(`${server.base('long-runner')}/.well-known/agent-card.json`)
+    const events = await collect(
+      client.sendMessageStream(send([{ kind: 'data', data: { steps: 1, step_ms: 1 } }])),
+    )
+    const last = events.at(-1)
+    assert.equal(last?.kind === 'status-update' && last.status.state, 'completed')
+  })
+})
+
+describe('one task, any version', () => {
+  it('created over 0.3, followed over 1.0, cancelled over Clawpedia, read over 0.3', async () => {
+    const base = server.base('long-runner')
+    const task = asTask(
+      await sdk('long-runner').sendMessage(
+        send([{ kind: 'data', data: { steps: 200, step_ms: 50 } }], {}, { blocking: false }),
+      ),
+    )
+    const follow = await fetch(`${base}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: task.id } }),
+    })
+    assert.equal(follow.headers.get('content-type')?.startsWith('text/event-stream'), true)
+    const stream = follow.text()
+    const canceled = await fetch(`${base}/tasks/${task.id}/cancel`, { method: 'POST' })
+    assert.ok(canceled.ok, `the Clawpedia cancel is accepted (${canceled.status})`)
+    assert.match(await stream, /TASK_STATE_CANCELED/, 'the 1.0 stream sees the cancel and ends')
+    assert.equal((await sdk('long-runner').getTask({ id: task.id })).status.state, 'canceled')
   })
 })
 

@@ -89,6 +89,7 @@ const READS = new Set(['tasks/get'])
 export class V03JsonRpcTransport implements Transport {
   readonly kind = 'jsonrpc' as const
   readonly dialect = 'a2a' as const
+  readonly a2aVersion = '0.3'
   readonly streaming: boolean
   readonly #interface: A2aInterface
   readonly #http: HttpSettings

@@ -156,10 +156,12 @@ export const a2aJsonRpcRoutes = async (
       const version = negotiateVersion(request, server)
       if (isV03Method(method)) {
         if (version === A2A_V03) return await serveV03(request, reply, envelope, call)
-        const hint = `call ${V10_METHOD_OF[method]}, or send no A2A-Version header to speak 0.3`
+        // Where an absent version is taken as 1.0, only an explicit header selects 0.3.
+        const v03 = server.a2aAssumeVersion ? `send A2A-Version: ${A2A_V03}` : 'send no A2A-Version header'
+        const hint = `call ${V10_METHOD_OF[method]}, or ${v03} to speak 0.3`
         throw new SwitchboardError(
           'METHOD_NOT_FOUND',
-          `method ${JSON.stringify(method)} is an A2A 0.3 method and this request asked for A2A ${version}: ${hint}`,
+          `method ${JSON.stringify(method)} is an A2A 0.3 method and this request is served as A2A ${version}: ${hint}`,
           { method },
         )
       }
