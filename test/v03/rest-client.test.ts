@@ -207,7 +207,9 @@ describe('connect() with prefer ["rest"] picks RestV03Transport for 0.3 HTTP+JSO
 
   it('an sdk 0.3.14 agent (a 0.3-only card): send, stream, multi-turn', async () => {
     const remote = await connect(agent.url, { cache: false, prefer: ['rest'] })
-    assert.deepEqual(remote.interfaces, [{ kind: 'rest', url: agent.restUrl, streaming: true }])
+    assert.deepEqual(remote.interfaces, [
+      { kind: 'rest', url: agent.restUrl, streaming: true, a2aVersion: '0.3' },
+    ])
     const handle = await remote.send({ text: 'hello' })
     const done = await handle.wait({ timeoutMs: 10_000 })
     assert.equal(done.state, 'COMPLETED')
@@ -257,7 +259,7 @@ describe('connect() with prefer ["rest"] picks RestV03Transport for 0.3 HTTP+JSO
     }))
     try {
       const remote = await connect(stub.url, { cache: false, prefer: ['rest'] })
-      assert.deepEqual(remote.interfaces, [{ kind: 'rest', url: rest, streaming: true }])
+      assert.deepEqual(remote.interfaces, [{ kind: 'rest', url: rest, streaming: true, a2aVersion: '0.3' }])
       const handle = await remote.send({ subject: 'tides' })
       const asked = await handle.wait({ timeoutMs: 10_000 })
       assert.equal(asked.state, 'INPUT_REQUIRED')

@@ -57,6 +57,7 @@ const echoedExtensions = (task: RemoteTask, headers: HeaderReader): RemoteTask =
 export class RestV03Transport implements Transport {
   readonly kind = 'rest' as const
   readonly dialect = 'a2a' as const
+  readonly a2aVersion = '0.3'
   readonly streaming: boolean
   readonly #interface: A2aInterface
   readonly #http: HttpSettings
