@@ -236,6 +236,33 @@ describe('A2A 0.3 HTTP+JSON: the sdk 0.3.14 REST client against our server', () 
     }
   })
 
+  it('a push config created over 0.3 REST gets 0.3 webhook bodies too', async () => {
+    const receiver = await startReceiver()
+    try {
+      const task = (await echo.sendMessage({
+        message: userData({ hold_ms: 5000 }),
+        configuration: { blocking: false },
+      })) as Task
+      await echo.setTaskPushNotificationConfig({
+        taskId: task.id,
+        pushNotificationConfig: { url: receiver.url, token: 'tok-c' },
+      })
+      await echo.cancelTask({ id: task.id })
+      const cancelled = await eventually(
+        async () =>
+          receiver.received.find((r) => {
+            const body = JSON.parse(r.body)
+            return body.id === task.id && body.status?.state === 'canceled' ? r : undefined
+          }),
+        'the webhook of the cancelled task',
+      )
+      assert.equal(JSON.parse(cancelled.body).kind, 'task')
+      assert.equal(cancelled.headers['x-a2a-notification-token'], 'tok-c')
+    } finally {
+      await receiver.close()
+    }
+  })
+
   it('takes a push config in the spec body shape ({ parent, config }) too, and answers 201', async () => {
     const task = (await echo.sendMessage({
       message: userText('x'),
