@@ -111,12 +111,7 @@ export class RestV03Transport implements Transport {
   }
 
   async #sendMessage(request: Record<string, unknown>, call: CallOptions): Promise<RemoteTask> {
-    const { result, headers } = await this.#exchange(
-      'POST',
-      '/message:send',
-      call,
-      sendRequestToV03(request as never),
-    )
+    const { result, headers } = await this.#exchange('POST', '/message:send', call, sendRequestToV03(request))
     return echoedExtensions(decodeSendResult(streamResponseFromV03(result)), headers)
   }
 

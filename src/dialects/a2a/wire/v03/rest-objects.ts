@@ -53,7 +53,7 @@ export const partToV03 = (part: A2aPart): V03RestPart => {
   if (part.raw !== undefined) return { file: { fileWithBytes: part.raw, ...mimeType } }
   return {
     data: {
-      data: isObject(part.data) ? part.data : { [V03_WRAPPED_DATA_KEY]: (part.data ?? null) as never },
+      data: isObject(part.data) ? part.data : { [V03_WRAPPED_DATA_KEY]: part.data ?? null },
     },
   }
 }
@@ -120,45 +120,48 @@ export const stateFromV03 = (value: unknown): unknown => {
   return typeof name === 'string' && (A2A_TASK_STATES as readonly string[]).includes(name) ? name : value
 }
 
+/** What the reading side builds: a 1.0 object, checked or decoded by the 1.0 code after. */
+type Wire = Record<string, unknown>
+
 const roleFromV03 = (value: unknown): unknown =>
   typeof value === 'number' && V03_REST_ROLES[value] !== undefined ? V03_REST_ROLES[value] : value
 
-export const partFromV03 = (part: JsonObject): JsonObject => {
-  if ('text' in part) return { text: part.text as never }
+export const partFromV03 = (part: Wire): Wire => {
+  if ('text' in part) return { text: part.text }
   const file = field(part, 'file')
   if (isObject(file)) {
     const mediaType = str(file, 'mimeType')
     const common = mediaType ? { mediaType } : {}
     const uri = field(file, 'fileWithUri')
-    if (uri !== undefined && uri !== null) return { url: uri as never, ...common }
-    return { raw: field(file, 'fileWithBytes') as never, ...common }
+    if (uri !== undefined && uri !== null) return { url: uri, ...common }
+    return { raw: field(file, 'fileWithBytes'), ...common }
   }
   const data = field(part, 'data')
-  return { data: (isObject(data) ? data.data : data) as never }
+  return { data: isObject(data) ? data.data : data }
 }
 
-export const messageFromV03 = (message: JsonObject): JsonObject => {
-  const wire: JsonObject = { ...message, role: roleFromV03(field(message, 'role')) as never }
+export const messageFromV03 = (message: Wire): Wire => {
+  const wire: Wire = { ...message, role: roleFromV03(field(message, 'role')) }
   delete wire.content
   wire.parts = list(message, 'content').map(partFromV03)
   return wire
 }
 
-export const statusFromV03 = (status: JsonObject): JsonObject => {
-  const wire: JsonObject = { ...status, state: stateFromV03(field(status, 'state')) as never }
+export const statusFromV03 = (status: Wire): Wire => {
+  const wire: Wire = { ...status, state: stateFromV03(field(status, 'state')) }
   const message = field(status, 'message') ?? field(status, 'update')
   delete wire.update
   if (isObject(message)) wire.message = messageFromV03(message)
   return wire
 }
 
-export const artifactFromV03 = (artifact: JsonObject): JsonObject => ({
+export const artifactFromV03 = (artifact: Wire): Wire => ({
   ...artifact,
   parts: list(artifact, 'parts').map(partFromV03),
 })
 
-export const taskFromV03 = (task: JsonObject): JsonObject => {
-  const wire: JsonObject = { ...task }
+export const taskFromV03 = (task: Wire): Wire => {
+  const wire: Wire = { ...task }
   const status = field(task, 'status')
   if (isObject(status)) wire.status = statusFromV03(status)
   if (Array.isArray(field(task, 'artifacts'))) wire.artifacts = list(task, 'artifacts').map(artifactFromV03)

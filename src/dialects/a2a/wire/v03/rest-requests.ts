@@ -1,6 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import { SwitchboardError } from '../../../../model/errors.ts'
-import type { JsonObject } from '../../../../model/events.ts'
 import { isObject } from '../../../../model/json.ts'
 import { compileSchema } from '../../../../schema/json-schema.ts'
 import { protoJsonReader } from '../read.ts'
@@ -21,6 +20,9 @@ import {
  * checked against its own schema first, so a violation names the field the client sent
  * (`/message/content/0`); the 1.0 message it becomes is checked again by the operation.
  */
+
+/** A 1.0 request message, or a 0.3 body, before (or as well as) its schema check. */
+type Wire = Record<string, unknown>
 
 const check = <S extends TSchema>(schema: S, what: string): ((value: unknown) => Static<S>) => {
   const validate = compileSchema(schema)
@@ -71,17 +73,17 @@ const pushConfigFromV03 = (config: V03RestPushNotificationConfig): TaskPushNotif
  * configuration leaves it out, as sdk 0.3.14's server reads it); with no configuration at all the
  * request blocks, the 0.3 default. A `historyLength` of 0 is the proto's "no limit".
  */
-export const sendRequestFromV03 = (body: unknown): JsonObject => {
+export const sendRequestFromV03 = (body: unknown): Wire => {
   const request = checkSend(body)
-  const configuration: JsonObject = {}
+  const configuration: Wire = {}
   const given: V03RestSendMessageConfiguration | undefined = request.configuration
   configuration.returnImmediately = given !== undefined && given.blocking !== true
   if (given?.acceptedOutputModes?.length) configuration.acceptedOutputModes = given.acceptedOutputModes
   if (given?.historyLength) configuration.historyLength = given.historyLength
   if (given?.pushNotification)
-    configuration.taskPushNotificationConfig = pushConfigFromV03(given.pushNotification) as JsonObject
+    configuration.taskPushNotificationConfig = pushConfigFromV03(given.pushNotification)
   return {
-    message: messageFromV03(request.message as JsonObject),
+    message: messageFromV03(request.message),
     configuration,
     ...(request.metadata && { metadata: request.metadata }),
   }
@@ -98,7 +100,7 @@ const configIdOfName = (name: string | undefined): string | undefined =>
  * (the proto's HTTP rule, sdk 0.3.14's client). The config id is `configId`, else the
  * `pushNotificationConfig.id`, else the last segment of its `name`; none lets the server choose.
  */
-export const createPushConfigFromV03 = (body: unknown, taskId: string): JsonObject => {
+export const createPushConfigFromV03 = (body: unknown, taskId: string): Wire => {
   let config: V03RestTaskPushNotificationConfig
   let configId: string | undefined
   if (isObject(body) && isObject(body.config)) {
@@ -110,7 +112,7 @@ export const createPushConfigFromV03 = (body: unknown, taskId: string): JsonObje
   }
   const flat = pushConfigFromV03(config.pushNotificationConfig)
   const id = configId ?? flat.id ?? configIdOfName(config.name)
-  return { ...flat, ...(id && { id }), taskId } as JsonObject
+  return { ...flat, ...(id && { id }), taskId }
 }
 
 /** A 1.0 push config as 0.3 shows it: wrapped, named by its resource name. */
@@ -133,16 +135,16 @@ export const pushConfigToV03 = (config: TaskPushNotificationConfig): V03RestTask
  * `content`, `returnImmediately` becomes `blocking` (written even when false, so a server that
  * reads an absent one as blocking does not wait), the push config is wrapped the 0.3 way.
  */
-export const sendRequestToV03 = (request: JsonObject): JsonObject => {
+export const sendRequestToV03 = (request: Wire): Wire => {
   const message = request.message as Parameters<typeof messageToV03>[0]
-  const body: JsonObject = { message: messageToV03(message) as JsonObject }
+  const body: Wire = { message: messageToV03(message) }
   const given = isObject(request.configuration) ? request.configuration : {}
-  const configuration: JsonObject = { blocking: given.returnImmediately !== true }
+  const configuration: Wire = { blocking: given.returnImmediately !== true }
   if (Array.isArray(given.acceptedOutputModes)) configuration.acceptedOutputModes = given.acceptedOutputModes
   if (typeof given.historyLength === 'number') configuration.historyLength = given.historyLength
   if (isObject(given.taskPushNotificationConfig)) {
     const push = pushConfigToV03(given.taskPushNotificationConfig as TaskPushNotificationConfig)
-    configuration.pushNotification = push.pushNotificationConfig as JsonObject
+    configuration.pushNotification = push.pushNotificationConfig
   }
   body.configuration = configuration
   if (isObject(request.metadata)) body.metadata = request.metadata
@@ -154,7 +156,7 @@ export const sendRequestToV03 = (request: JsonObject): JsonObject => {
  * without the OpenAPI-form keys a card serving both versions adds beside it (card-v03.ts), which
  * are not fields of the proto message.
  */
-const protoScheme = (scheme: JsonObject): JsonObject =>
+const protoScheme = (scheme: Wire): Wire =>
   Object.fromEntries(Object.entries(scheme).filter(([key]) => key.endsWith('SecurityScheme')))
 
 /**
