@@ -6,6 +6,7 @@ import type { OriginPolicy } from './origins.ts'
 import { JsonRpcTransport } from './transports/a2a-jsonrpc.ts'
 import { RestTransport } from './transports/a2a-rest.ts'
 import { V03JsonRpcTransport } from './transports/a2a-v03-jsonrpc.ts'
+import { RestV03Transport } from './transports/a2a-v03-rest.ts'
 import { ClawpediaTransport } from './transports/clawpedia.ts'
 import type { InterfaceKind, Transport } from './types.ts'
 
@@ -30,6 +31,7 @@ const V10_TRANSPORTS: Readonly<Record<string, A2aTransportClass>> = {
  */
 export const V03_TRANSPORTS: Readonly<Record<string, A2aTransportClass>> = {
   JSONRPC: V03JsonRpcTransport,
+  'HTTP+JSON': RestV03Transport,
 }
 
 /** Major.Minor of an interface's version (a patch number is ignored: digest §5.1). */

@@ -8,6 +8,7 @@ import { a2aJsonRpcRoutes } from './jsonrpc-routes.ts'
 import { mountCards } from './mount-cards.ts'
 import { A2aOperations } from './operations.ts'
 import { a2aRestRoutes } from './rest-routes.ts'
+import { a2aV03RestRoutes, V03_REST_PREFIX } from './v03-rest-routes.ts'
 import { A2A_V03, type A2aWireVersion, isVersion10, requestedVersion } from './version.ts'
 import { EXTENSIONS_HEADER, formatExtensions } from './wire/service-parameters.ts'
 import { V03_EXTENSIONS_HEADER } from './wire/v03/shapes.ts'
@@ -62,5 +63,12 @@ export const a2aRoutes = async (
     }
     await bindings.register(a2aJsonRpcRoutes, { prefix: JSONRPC_PATH, operationsOf, server })
     await bindings.register(a2aRestRoutes, { prefix: REST_PATH, operationsOf, server })
+    // A2A 0.3 over HTTP+JSON: `/v1/…` under the same interface URL, beside the 1.0 routes (not
+    // inside them: their version check is 1.0's), for the requests negotiated as 0.3.
+    await bindings.register(a2aV03RestRoutes, {
+      prefix: `${REST_PATH}${V03_REST_PREFIX}`,
+      operationsOf,
+      server,
+    })
   })
 }
