@@ -83,7 +83,7 @@ export const ExtendedCardRequest = Type.Object({ tenant: Tenant })
  * Compiles a request schema; the check reads the message by ProtoJSON's rules, then throws
  * INVALID_REQUEST naming every violated field, or returns the message as the schema names it.
  */
-const requestCheck = <S extends TSchema>(schema: S, what: string): ((value: unknown) => Static<S>) => {
+export const requestCheck = <S extends TSchema>(schema: S, what: string): ((value: unknown) => Static<S>) => {
   const validate = compileSchema(schema)
   const read = protoJsonReader(schema)
   return (value) => {
