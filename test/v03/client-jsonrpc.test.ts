@@ -45,7 +45,7 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
     const handle = await agent.send({ text: 'hello' })
     const task = await handle.wait({ timeoutMs: 10_000 })
     assert.equal(task.state, 'COMPLETED')
-    assert.equal(textOf(task.artifacts?.find((a) => a.name === 'echo')), 'hello')
+    assert.equal(textOf(task.artifacts?.find((a) => a.name === 'echo')), 'echo: hello')
     const read = await (await agent.task(handle.id)).refresh()
     assert.equal(read.state, 'COMPLETED')
   })
@@ -69,7 +69,7 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
     await handle.provideInput({ text: 'blue' })
     const done = await handle.wait({ timeoutMs: 10_000 })
     assert.equal(done.state, 'COMPLETED')
-    assert.equal(textOf(done.artifacts?.find((a) => a.name === 'answer')), 'blue')
+    assert.equal(textOf(done.artifacts?.find((a) => a.name === 'answer')), 'colour: blue')
   })
 
   it('cancel; a missing task is TASK_NOT_FOUND; there is no list in 0.3', async () => {

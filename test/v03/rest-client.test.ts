@@ -15,7 +15,7 @@ import { connect } from '../../src/client.ts'
 import type { TaskState } from '../../src/model/states.ts'
 import { eventually, startA2a, startReceiver, type TestServer } from '../a2a/helpers.ts'
 import { stubServer } from '../client/helpers.ts'
-import { type SdkV03Agent, startSdkV03Agent } from './rest-sdk-agent.ts'
+import { type Sdk03Server, startSdk03Server } from './sdk03-server.ts'
 
 const http = { timeoutMs: 10_000 }
 const transportAt = (url: string, card: unknown) =>
@@ -33,11 +33,11 @@ const reaches = (transport: RestV03Transport, id: string, state: TaskState): Pro
   }, `task ${id} to be ${state}`)
 
 describe('RestV03Transport against an @a2a-js/sdk 0.3.14 server', () => {
-  let agent: SdkV03Agent
+  let agent: Sdk03Server
   let transport: RestV03Transport
 
   before(async () => {
-    agent = await startSdkV03Agent()
+    agent = await startSdk03Server({ binding: 'HTTP+JSON' })
     transport = transportAt(agent.restUrl, agent.card)
   })
   after(() => agent.close())
@@ -52,7 +52,7 @@ describe('RestV03Transport against an @a2a-js/sdk 0.3.14 server', () => {
     )
     assert.deepEqual(
       (await transport.artifacts(sent.id, {})).map((a) => a.name),
-      ['answer'],
+      ['echo'],
     )
   })
 
@@ -193,11 +193,11 @@ describe('RestV03Transport against our server', () => {
 })
 
 describe('connect() with prefer ["rest"] picks RestV03Transport for 0.3 HTTP+JSON entries', () => {
-  let agent: SdkV03Agent
+  let agent: Sdk03Server
   let server: TestServer
 
   before(async () => {
-    agent = await startSdkV03Agent()
+    agent = await startSdk03Server({ binding: 'HTTP+JSON' })
     server = await startA2a()
   })
   after(async () => {
