@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { defineAgent } from '../../src/agent/define.ts'
 import { validateV03 } from '../helpers/a2a-v03-schema.ts'
 
 /** The 0.3 schema's definition of each stream event, by its `kind`. */
@@ -18,3 +19,17 @@ export const checkV03 = (typeName: string, value: unknown): void => {
     typeName === 'StreamEvent' ? (EVENT_TYPES[(value as { kind?: string }).kind ?? ''] ?? 'Task') : typeName
   assert.deepEqual(validateV03(name, value), [], `a valid 0.3 ${name}: ${JSON.stringify(value)}`)
 }
+
+/** An agent with an extended card: members see the "members" skill beside the public one. */
+export const vipAgent = defineAgent({
+  id: '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a',
+  slug: 'vip',
+  name: 'VIP',
+  description: 'Shows members more than the public.',
+  skills: [{ id: 'public', name: 'Public', description: 'For everyone.', tags: ['public'] }],
+  extendedCard: {
+    skills: [{ id: 'members', name: 'Members only', description: 'For members.', tags: ['members'] }],
+  },
+  inputSchema: { type: 'object' },
+  handler: () => ({ ok: true }),
+})
