@@ -1,8 +1,7 @@
 import { A2A_VERSION } from '../../dialects/a2a/wire/shapes.ts'
 import { toA2aState } from '../../dialects/a2a/wire/states.ts'
-import type { A2aCard, A2aInterface } from '../card.ts'
+import type { A2aInterface } from '../card.ts'
 import { fromJsonRpcError } from '../errors.ts'
-import type { HttpSettings } from '../http.ts'
 import type {
   CallOptions,
   ListQuery,
@@ -24,6 +23,7 @@ import {
   sendMessageRequest,
 } from './a2a-codec.ts'
 import { extensionHeaders, withEchoedExtensions } from './a2a-extensions.ts'
+import { type A2aTransportOptions, streamsPerCard } from './a2a-options.ts'
 import { JsonRpcChannel } from './jsonrpc-channel.ts'
 
 const READS = new Set(['GetTask', 'ListTasks'])
@@ -36,15 +36,9 @@ export class JsonRpcTransport implements Transport {
   readonly #interface: A2aInterface
   readonly #channel: JsonRpcChannel
 
-  constructor(options: {
-    iface: A2aInterface
-    card: A2aCard
-    http: HttpSettings
-    /** A2A-Extensions to activate on every request. */
-    extensions?: readonly string[]
-  }) {
+  constructor(options: A2aTransportOptions) {
     this.#interface = options.iface
-    this.streaming = options.card.capabilities.streaming === true
+    this.streaming = streamsPerCard(options.card)
     this.#channel = new JsonRpcChannel(options.iface.url, options.http, {
       headers: { 'a2a-version': A2A_VERSION, ...extensionHeaders(options.extensions ?? []) },
       reads: READS,

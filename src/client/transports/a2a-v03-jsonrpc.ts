@@ -9,10 +9,9 @@ import {
 import { toV03SendParams } from '../../dialects/a2a/wire/v03/to-v03.ts'
 import { isObject } from '../../model/json.ts'
 import { compileSchema } from '../../schema/json-schema.ts'
-import type { A2aCard, A2aInterface } from '../card.ts'
+import type { A2aInterface } from '../card.ts'
 import type { HeaderReader } from '../card-cache.ts'
 import { ClientError, fromJsonRpcError } from '../errors.ts'
-import type { HttpSettings } from '../http.ts'
 import type {
   CallOptions,
   RemoteArtifact,
@@ -31,6 +30,7 @@ import {
   sendMessageRequest,
 } from './a2a-codec.ts'
 import { extensionHeaders, withEchoedExtensions } from './a2a-extensions.ts'
+import { type A2aTransportOptions, streamsPerCard } from './a2a-options.ts'
 import { JsonRpcChannel } from './jsonrpc-channel.ts'
 
 /**
@@ -90,15 +90,9 @@ export class V03JsonRpcTransport implements Transport {
   readonly #interface: A2aInterface
   readonly #channel: JsonRpcChannel
 
-  /** The same options as the 1.0 transports; an interface's `tenant` has no 0.3 counterpart. */
-  constructor(options: {
-    iface: A2aInterface
-    card: A2aCard
-    http: HttpSettings
-    extensions?: readonly string[]
-  }) {
+  constructor(options: A2aTransportOptions) {
     this.#interface = options.iface
-    this.streaming = options.card.capabilities.streaming === true
+    this.streaming = streamsPerCard(options.card)
     this.#channel = new JsonRpcChannel(options.iface.url, options.http, {
       headers: extensionHeaders(options.extensions ?? [], V03_EXTENSIONS_HEADER),
       reads: READS,

@@ -2,10 +2,10 @@ import { streamResponseFromV03, taskFromV03 } from '../../dialects/a2a/wire/v03/
 import { sendRequestToV03 } from '../../dialects/a2a/wire/v03/rest-requests.ts'
 import { V03_EXTENSIONS_HEADER } from '../../dialects/a2a/wire/v03/shapes.ts'
 import { isObject } from '../../model/json.ts'
-import type { A2aCard, A2aInterface } from '../card.ts'
+import type { A2aInterface } from '../card.ts'
 import type { HeaderReader } from '../card-cache.ts'
 import { bareStatus, type ClientError, fromRestError } from '../errors.ts'
-import type { HttpSettings, JsonAnswer } from '../http.ts'
+import type { JsonAnswer } from '../http.ts'
 import type {
   CallOptions,
   RemoteArtifact,
@@ -24,6 +24,7 @@ import {
   sendMessageRequest,
 } from './a2a-codec.ts'
 import { extensionHeaders, withEchoedExtensions } from './a2a-extensions.ts'
+import { type A2aTransportOptions, streamsPerCard } from './a2a-options.ts'
 import { fromV03JsonRpcError } from './a2a-v03-jsonrpc.ts'
 import { RestChannel } from './rest-channel.ts'
 import { eventJson } from './stream-frames.ts'
@@ -54,15 +55,9 @@ export class RestV03Transport implements Transport {
   readonly #interface: A2aInterface
   readonly #channel: RestChannel
 
-  constructor(options: {
-    iface: A2aInterface
-    card: A2aCard
-    http: HttpSettings
-    /** Extensions to activate on every request (X-A2A-Extensions). */
-    extensions?: readonly string[]
-  }) {
+  constructor(options: A2aTransportOptions) {
     this.#interface = options.iface
-    this.streaming = options.card.capabilities.streaming === true
+    this.streaming = streamsPerCard(options.card)
     this.#channel = new RestChannel(options.http, {
       url: (path) => `${this.url.replace(/\/+$/, '')}/v1${path}`,
       headers: extensionHeaders(options.extensions ?? [], V03_EXTENSIONS_HEADER),
