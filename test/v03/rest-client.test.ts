@@ -14,7 +14,8 @@ import type { RemoteTask, SendPayload, StreamFrame } from '../../src/client/type
 import { connect } from '../../src/client.ts'
 import type { TaskState } from '../../src/model/states.ts'
 import { eventually, startA2a, startReceiver, type TestServer } from '../a2a/helpers.ts'
-import { stubServer } from '../client/helpers.ts'
+import { stubCard, stubServer } from '../client/helpers.ts'
+import { runReportBuilder } from './helpers.ts'
 import { type Sdk03Server, startSdk03Server } from './sdk03-server.ts'
 
 const http = { timeoutMs: 10_000 }
@@ -246,27 +247,12 @@ describe('connect() with prefer ["rest"] picks RestV03Transport for 0.3 HTTP+JSO
     const rest = `${server.base('report-builder')}/a2a/rest`
     const stub = await stubServer(() => ({
       status: 200,
-      body: {
-        name: 'Stub',
-        description: 'Our report builder, by its 0.3 REST interface',
-        version: '1',
-        supportedInterfaces: [{ url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }],
-        capabilities: { streaming: true },
-        defaultInputModes: ['application/json'],
-        defaultOutputModes: ['application/json'],
-        skills: [{ id: 's', name: 's', description: 's', tags: [] }],
-      },
+      body: stubCard([{ url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }]),
     }))
     try {
       const remote = await connect(stub.url, { cache: false, prefer: ['rest'] })
       assert.deepEqual(remote.interfaces, [{ kind: 'rest', url: rest, streaming: true, a2aVersion: '0.3' }])
-      const handle = await remote.send({ subject: 'tides' })
-      const asked = await handle.wait({ timeoutMs: 10_000 })
-      assert.equal(asked.state, 'INPUT_REQUIRED')
-      assert.ok(asked.inputSchema, 'the answer schema survives the 0.3 round trip (message metadata)')
-      await handle.provideInput({ sections: ['Moon', 'Sun'] })
-      const done = await handle.wait({ timeoutMs: 10_000 })
-      assert.deepEqual(done.output, { title: 'Report: tides', sections: ['Moon', 'Sun'] })
+      await runReportBuilder(remote)
     } finally {
       await stub.close()
     }
