@@ -9,7 +9,7 @@ import type {
   StreamResponse,
   TaskPushNotificationConfig,
 } from '../shapes.ts'
-import { artifactFields, convertStatus, convertTask, messageFields } from './same-fields.ts'
+import { convertArtifact, convertStatus, convertTask, messageFields } from './same-fields.ts'
 import type {
   V03Artifact,
   V03DeletePushConfigParams,
@@ -64,11 +64,7 @@ export const fromV03Message = (message: Omit<V03Message, 'kind'>): A2aMessage =>
 export const fromV03Status = (status: V03TaskStatus): A2aTaskStatus =>
   convertStatus(status, fromV03State, fromV03Message)
 
-export const fromV03Artifact = (artifact: V03Artifact): A2aArtifact => ({
-  artifactId: artifact.artifactId,
-  parts: artifact.parts.map(fromV03Part),
-  ...artifactFields(artifact),
-})
+export const fromV03Artifact = (artifact: V03Artifact): A2aArtifact => convertArtifact(artifact, fromV03Part)
 
 export const fromV03Task = (task: V03Task): A2aTask =>
   convertTask(task, { status: fromV03Status, artifact: fromV03Artifact, message: fromV03Message })

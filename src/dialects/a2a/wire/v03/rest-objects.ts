@@ -23,7 +23,7 @@ import {
   type V03RestTaskState,
   type V03RestTaskStatus,
 } from './rest-shapes.ts'
-import { artifactFields, convertStatus, convertTask, messageFields } from './same-fields.ts'
+import { convertArtifact, convertStatus, convertTask, messageFields } from './same-fields.ts'
 import { V03_WRAPPED_DATA_KEY } from './to-v03.ts'
 
 /**
@@ -73,11 +73,7 @@ export const messageToV03 = (message: A2aMessage): V03RestMessage => {
 export const statusToV03 = (status: A2aTaskStatus): V03RestTaskStatus =>
   convertStatus(status, stateToV03, messageToV03)
 
-export const artifactToV03 = (artifact: A2aArtifact): V03RestArtifact => ({
-  artifactId: artifact.artifactId,
-  parts: artifact.parts.map(partToV03),
-  ...artifactFields(artifact),
-})
+export const artifactToV03 = (artifact: A2aArtifact): V03RestArtifact => convertArtifact(artifact, partToV03)
 
 export const taskToV03 = (task: A2aTask): V03RestTask =>
   convertTask(task, { status: statusToV03, artifact: artifactToV03, message: messageToV03 })

@@ -42,6 +42,16 @@ export const artifactFields = (artifact: ArtifactFields): ArtifactFields => {
   return wire
 }
 
+/** An artifact, its parts converted by `part`. */
+export const convertArtifact = <FromPart, ToPart>(
+  artifact: ArtifactFields & { artifactId: string; parts: FromPart[] },
+  part: (part: FromPart) => ToPart,
+): ArtifactFields & { artifactId: string; parts: ToPart[] } => ({
+  artifactId: artifact.artifactId,
+  parts: artifact.parts.map(part),
+  ...artifactFields(artifact),
+})
+
 export interface StatusOf<State, Message> {
   state: State
   message?: Message

@@ -11,7 +11,7 @@ import type {
   StreamResponse,
   TaskPushNotificationConfig,
 } from '../shapes.ts'
-import { artifactFields, convertStatus, convertTask, messageFields } from './same-fields.ts'
+import { convertArtifact, convertStatus, convertTask, messageFields } from './same-fields.ts'
 import type {
   V03Artifact,
   V03Message,
@@ -66,11 +66,7 @@ export const toV03Message = (message: A2aMessage): V03Message => ({
 export const toV03Status = (status: A2aTaskStatus): V03TaskStatus =>
   convertStatus(status, toV03State, toV03Message)
 
-export const toV03Artifact = (artifact: A2aArtifact): V03Artifact => ({
-  artifactId: artifact.artifactId,
-  parts: artifact.parts.map(toV03Part),
-  ...artifactFields(artifact),
-})
+export const toV03Artifact = (artifact: A2aArtifact): V03Artifact => convertArtifact(artifact, toV03Part)
 
 export const toV03Task = (task: A2aTask): V03Task => ({
   kind: 'task',
