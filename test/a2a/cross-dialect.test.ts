@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { checkA2a } from '../helpers/a2a-schema.ts'
-import { http, readSse, rpc, startA2a, type TestServer, V } from './helpers.ts'
+import { followFromFirstEvent, http, readSse, rpc, startA2a, type TestServer, V } from './helpers.ts'
 
 let server: TestServer
 before(async () => {
@@ -21,19 +21,13 @@ describe('Clawpedia and A2A on the same tasks', () => {
     assert.equal(created.status, 202)
     const taskId: string = created.body.task_id
 
-    let firstEvent: () => void = () => {}
-    const started = new Promise<void>((resolve) => {
-      firstEvent = resolve
-    })
-    const subscription = readSse(`${base}/a2a/rest/tasks/${taskId}:subscribe`, {
-      method: 'POST',
-      headers: { ...V },
-      stopWhen: () => {
-        firstEvent()
-        return false
+    const { stream: subscription } = await followFromFirstEvent(
+      `${base}/a2a/rest/tasks/${taskId}:subscribe`,
+      {
+        method: 'POST',
+        headers: { ...V },
       },
-    })
-    await started
+    )
 
     const cancelled = await rpc(base, 'CancelTask', { id: taskId })
     checkA2a('Task', cancelled.body.result)

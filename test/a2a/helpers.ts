@@ -265,6 +265,29 @@ export const sdkClient = (base: string, binding: Binding) => {
   return factory.createFromUrl(`${base}/.well-known/agent-card.json`, '')
 }
 
+/**
+ * An SSE request read to its end, returned once its first event has arrived: the subscription is
+ * live, so what happens to the task after this call reaches it. `stream` is the whole read.
+ */
+export const followFromFirstEvent = async (
+  url: string,
+  init: Omit<NonNullable<Parameters<typeof readSse>[1]>, 'stopWhen'>,
+): Promise<{ stream: ReturnType<typeof readSse> }> => {
+  let firstEvent: () => void = () => {}
+  const started = new Promise<void>((resolve) => {
+    firstEvent = resolve
+  })
+  const stream = readSse(url, {
+    ...init,
+    stopWhen: () => {
+      firstEvent()
+      return false
+    },
+  })
+  await Promise.race([started, stream])
+  return { stream }
+}
+
 /** Polls until `check` returns something, or fails. */
 export const eventually = async <T>(
   check: () => Promise<T | undefined>,

@@ -5,9 +5,16 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { CardCache, ClientError, connect } from '../../src/client.ts'
+import { CardCache, type ClientError, connect } from '../../src/client.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
-import { freePort, type RecordingProxy, recordingProxy, stubServer } from './helpers.ts'
+import {
+  freePort,
+  type RecordingProxy,
+  recordingProxy,
+  rejectsWith,
+  stubCard,
+  stubServer,
+} from './helpers.ts'
 
 let server: TestServer
 let proxy: RecordingProxy
@@ -20,23 +27,6 @@ before(async () => {
 after(async () => {
   await server.close()
   await proxy.close()
-})
-
-const rejectsWith = (code: string) => (error: unknown) => {
-  assert.ok(error instanceof ClientError, `a ClientError, got ${String(error)}`)
-  assert.equal(error.code, code, error.message)
-  return true
-}
-
-const A2A_CARD = (interfaces: object[]) => ({
-  name: 'Stub',
-  description: 'A stub agent',
-  version: '1',
-  supportedInterfaces: interfaces,
-  capabilities: { streaming: true },
-  defaultInputModes: ['application/json'],
-  defaultOutputModes: ['application/json'],
-  skills: [{ id: 's', name: 's', description: 's', tags: [] }],
 })
 
 describe('discovery', () => {
@@ -100,7 +90,7 @@ describe('discovery', () => {
   it('refuses invalid cards with CARD_INVALID naming the field, and a missing card with CARD_NOT_FOUND', async () => {
     const cards: Record<string, unknown> = {
       '/a2a/.well-known/agent-card.json': {
-        ...A2A_CARD([{ url: 'http://x', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]),
+        ...stubCard([{ url: 'http://x', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]),
         skills: undefined,
       },
       '/claw/.well-known/agent-card.json': {
@@ -152,7 +142,7 @@ describe('interfaces', () => {
     const rest = `${proxy.url}/agents/long-runner/a2a/rest`
     const stub = await stubServer(() => ({
       status: 200,
-      body: A2A_CARD([
+      body: stubCard([
         { url: dead, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
         { url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       ]),
@@ -171,7 +161,7 @@ describe('interfaces', () => {
   it('skips interfaces of another version or binding; none left is NO_USABLE_INTERFACE', async () => {
     const stub = await stubServer(() => ({
       status: 200,
-      body: A2A_CARD([
+      body: stubCard([
         { url: 'http://127.0.0.1:1/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' },
         { url: 'http://127.0.0.1:1/old', protocolBinding: 'JSONRPC', protocolVersion: '0.2' },
       ]),
@@ -195,7 +185,7 @@ describe('interfaces', () => {
     )
     const elsewhere = await stubServer(() => ({
       status: 200,
-      body: A2A_CARD([
+      body: stubCard([
         { url: 'https://evil.example.net/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
         {
           url: `${proxy.url}/agents/report-builder/a2a/rest`,
@@ -249,7 +239,7 @@ describe('interfaces', () => {
 describe('card caching', () => {
   it('uses a fresh card without asking (max-age), revalidates a stale one with If-None-Match (304)', async () => {
     let maxAge = 60
-    const card = A2A_CARD([
+    const card = stubCard([
       { url: 'http://127.0.0.1:1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     ])
     const stub = await stubServer((req) =>

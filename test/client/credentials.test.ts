@@ -24,7 +24,7 @@ import { defineAgent } from '../../src/agent/define.ts'
 import { type Agent, ClientError, connect, credentials, type InterfaceKind } from '../../src/client.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
 import { TestAuthenticator } from '../helpers/test-authenticator.ts'
-import { type RecordingProxy, recordingProxy, stubServer } from './helpers.ts'
+import { type RecordingProxy, recordingProxy, rejectsWith, stubServer } from './helpers.ts'
 import { type SdkAgent, startSdkAgent } from './sdk-agent.ts'
 
 const linker = defineAgent({
@@ -58,13 +58,6 @@ after(async () => {
   await server.close()
   await proxy.close()
 })
-
-const rejectsWith = (code: string, check?: (error: ClientError) => void) => (error: unknown) => {
-  assert.ok(error instanceof ClientError, `a ClientError, got ${String(error)}`)
-  assert.equal(error.code, code, error.message)
-  check?.(error)
-  return true
-}
 
 const challenged = (message: RegExp) => (error: ClientError) => {
   assert.match(error.message, message)

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import {
   createServer as createHttpServer,
@@ -7,6 +8,7 @@ import {
 } from 'node:http'
 import { type AddressInfo, createServer, connect as netConnect, type Socket } from 'node:net'
 import type { TaskUpdate } from '../../src/client/types.ts'
+import { ClientError } from '../../src/client.ts'
 
 /** A port that was free a moment ago (nothing listens on it until someone binds it). */
 export const freePort = async (): Promise<number> => {
@@ -181,3 +183,23 @@ export const shapes = (updates: TaskUpdate[]): string[] =>
 /** The ids updates carried (the stream's event ids), in order. */
 export const idsOf = (updates: TaskUpdate[]): number[] =>
   updates.filter((u) => u.id !== undefined).map((u) => Number(u.id))
+
+/** A minimal A2A 1.0 card naming these interfaces, for a stub server to answer. */
+export const stubCard = (interfaces: object[]) => ({
+  name: 'Stub',
+  description: 'A stub agent',
+  version: '1',
+  supportedInterfaces: interfaces,
+  capabilities: { streaming: true },
+  defaultInputModes: ['application/json'],
+  defaultOutputModes: ['application/json'],
+  skills: [{ id: 's', name: 's', description: 's', tags: [] }],
+})
+
+/** For assert.rejects: a ClientError with this code; `check` asserts more of it. */
+export const rejectsWith = (code: string, check?: (error: ClientError) => void) => (error: unknown) => {
+  assert.ok(error instanceof ClientError, `a ClientError, got ${String(error)}`)
+  assert.equal(error.code, code, error.message)
+  check?.(error)
+  return true
+}

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { fromV03JsonRpcError } from '../../src/client/transports/a2a-v03-jsonrpc.ts'
-import { ClientError, connect } from '../../src/client.ts'
-import { stubServer } from '../client/helpers.ts'
+import { connect } from '../../src/client.ts'
+import { rejectsWith, stubCard, stubServer } from '../client/helpers.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
+import { runReportBuilder } from './helpers.ts'
 import { type Sdk03Server, startSdk03Server } from './sdk03-server.ts'
 
 let peer: Sdk03Server
@@ -21,12 +22,6 @@ after(async () => {
   await peer?.close()
   await ours?.close()
 })
-
-const rejectsWith = (code: string) => (error: unknown) => {
-  assert.ok(error instanceof ClientError, `a ClientError, got ${String(error)}`)
-  assert.equal(error.code, code, error.message)
-  return true
-}
 
 const textOf = (artifact: { type: string; text?: string } | undefined) =>
   artifact?.type === 'text' ? artifact.text : undefined
@@ -45,7 +40,7 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
     const handle = await agent.send({ text: 'hello' })
     const task = await handle.wait({ timeoutMs: 10_000 })
     assert.equal(task.state, 'COMPLETED')
-    assert.equal(textOf(task.artifacts?.find((a) => a.name === 'echo')), 'hello')
+    assert.equal(textOf(task.artifacts?.find((a) => a.name === 'echo')), 'echo: hello')
     const read = await (await agent.task(handle.id)).refresh()
     assert.equal(read.state, 'COMPLETED')
   })
@@ -69,7 +64,7 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
     await handle.provideInput({ text: 'blue' })
     const done = await handle.wait({ timeoutMs: 10_000 })
     assert.equal(done.state, 'COMPLETED')
-    assert.equal(textOf(done.artifacts?.find((a) => a.name === 'answer')), 'blue')
+    assert.equal(textOf(done.artifacts?.find((a) => a.name === 'answer')), 'colour: blue')
   })
 
   it('cancel; a missing task is TASK_NOT_FOUND; there is no list in 0.3', async () => {
@@ -83,22 +78,12 @@ describe('our client against an @a2a-js/sdk 0.3.14 agent', () => {
 })
 
 describe('our client against our server at 0.3', () => {
-  const card = (interfaces: object[]) => ({
-    name: 'Stub',
-    description: 'Our long runner, by its interfaces',
-    version: '1',
-    supportedInterfaces: interfaces,
-    capabilities: { streaming: true },
-    defaultInputModes: ['application/json'],
-    defaultOutputModes: ['application/json'],
-    skills: [{ id: 's', name: 's', description: 's', tags: [] }],
-  })
   const jsonrpc = () => `${ours.url}/agents/report-builder/a2a/jsonrpc`
 
   it('a card with both versions: 1.0 first, 0.3 after', async () => {
     const stub = await stubServer(() => ({
       status: 200,
-      body: card([
+      body: stubCard([
         { url: `${jsonrpc()}?v=0.3`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
         { url: jsonrpc(), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       ]),
@@ -120,20 +105,13 @@ describe('our client against our server at 0.3', () => {
   it('through a 0.3 entry only: a multi-turn task, followed, then read over 1.0', async () => {
     const stub = await stubServer(() => ({
       status: 200,
-      body: card([{ url: jsonrpc(), protocolBinding: 'JSONRPC', protocolVersion: '0.3.0' }]),
+      body: stubCard([{ url: jsonrpc(), protocolBinding: 'JSONRPC', protocolVersion: '0.3.0' }]),
     }))
     try {
       const agent = await connect(stub.url, { cache: false })
-      const handle = await agent.send({ subject: 'tides' })
-      const asked = await handle.wait({ timeoutMs: 10_000 })
-      assert.equal(asked.state, 'INPUT_REQUIRED')
-      assert.ok(asked.inputSchema, 'the answer schema survives the 0.3 round trip (message metadata)')
-      await handle.provideInput({ sections: ['Moon', 'Sun'] })
-      const done = await handle.wait({ timeoutMs: 10_000 })
-      assert.equal(done.state, 'COMPLETED')
-      assert.deepEqual(done.output?.sections, ['Moon', 'Sun'])
+      const { id, done } = await runReportBuilder(agent)
       const over10 = await connect(`${ours.url}/agents/report-builder`, { cache: false, prefer: ['jsonrpc'] })
-      assert.deepEqual((await (await over10.task(handle.id)).refresh()).output, done.output)
+      assert.deepEqual((await (await over10.task(id)).refresh()).output, done.output)
     } finally {
       await stub.close()
     }

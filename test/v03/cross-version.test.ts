@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { http, readSse, rest, startA2a, type TestServer, V } from '../a2a/helpers.ts'
+import { followFromFirstEvent, http, readSse, rest, startA2a, type TestServer, V } from '../a2a/helpers.ts'
 import { validateV03 } from '../helpers/a2a-v03-schema.ts'
 
 let server: TestServer
@@ -38,19 +38,13 @@ describe('one task across A2A 0.3, A2A 1.0 and Clawpedia', () => {
     assert.deepEqual(validateV03('Task', task), [])
     assert.equal(task.kind, 'task')
 
-    let firstEvent: () => void = () => {}
-    const started = new Promise<void>((resolve) => {
-      firstEvent = resolve
-    })
-    const subscription = readSse(`${base}/a2a/rest/tasks/${task.id}:subscribe`, {
-      method: 'POST',
-      headers: { ...V },
-      stopWhen: () => {
-        firstEvent()
-        return false
+    const { stream: subscription } = await followFromFirstEvent(
+      `${base}/a2a/rest/tasks/${task.id}:subscribe`,
+      {
+        method: 'POST',
+        headers: { ...V },
       },
-    })
-    await started
+    )
     const cancelled = await http(`${base}/tasks/${task.id}/cancel`, { method: 'POST' })
     assert.equal(cancelled.body.status, 'CANCELLED')
 
@@ -111,19 +105,10 @@ describe('one task across A2A 0.3, A2A 1.0 and Clawpedia', () => {
       },
     })
     const taskId: string = sent.body.task.id
-    let firstEvent: () => void = () => {}
-    const started = new Promise<void>((resolve) => {
-      firstEvent = resolve
-    })
-    const subscription = readSse(`${base}/a2a/jsonrpc`, {
+    const { stream: subscription } = await followFromFirstEvent(`${base}/a2a/jsonrpc`, {
       method: 'POST',
       body: { jsonrpc: '2.0', id: 7, method: 'tasks/resubscribe', params: { id: taskId } },
-      stopWhen: () => {
-        firstEvent()
-        return false
-      },
     })
-    await started
     const cancelled = await rest(base, `/tasks/${taskId}:cancel`, { method: 'POST', headers: { ...V } })
     assert.equal(cancelled.body.status.state, 'TASK_STATE_CANCELED')
 

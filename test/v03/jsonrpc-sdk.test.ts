@@ -15,11 +15,10 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
 } from 'a2a-sdk-03/client'
-import { defineAgent } from '../../src/agent/define.ts'
 import { demoAgents } from '../../src/demo/index.ts'
 import { echoAgent, noPushAgent, startA2a, startReceiver, type TestServer } from '../a2a/helpers.ts'
 import { TestAuthenticator } from '../helpers/test-authenticator.ts'
-import { checkV03 } from './helpers.ts'
+import { checkV03, vipAgent } from './helpers.ts'
 
 let server: TestServer
 let receiver: Awaited<ReturnType<typeof startReceiver>>
@@ -320,22 +319,10 @@ describe('one task, any version', () => {
 })
 
 describe('agent/getAuthenticatedExtendedCard', () => {
-  const vip = defineAgent({
-    id: '5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
-    slug: 'vip',
-    name: 'VIP',
-    description: 'Shows members more.',
-    skills: [{ id: 'public', name: 'Public', description: 'For everyone.', tags: ['public'] }],
-    extendedCard: {
-      skills: [{ id: 'members', name: 'Members', description: 'For members.', tags: ['members'] }],
-    },
-    inputSchema: { type: 'object' },
-    handler: () => ({ ok: true }),
-  })
   let secured: TestServer
   before(async () => {
     secured = await startA2a({
-      agents: [...demoAgents, echoAgent, vip],
+      agents: [...demoAgents, echoAgent, vipAgent],
       identity: { authenticators: [new TestAuthenticator()] },
     })
   })

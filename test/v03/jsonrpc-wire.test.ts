@@ -149,6 +149,13 @@ describe('0.3 answers some agents give', () => {
   const userMessage = (parts: object[]) => ({
     message: { kind: 'message', messageId: randomUUID(), role: 'user', parts },
   })
+  /** message/stream to an agent, as alice, read to its end. */
+  const streamTo = (slug: string, parts: object[]) =>
+    readSse(`${server.base(slug)}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage(parts) }),
+    })
 
   it('a direct reply: message/send answers a 0.3 Message from the agent; message/stream, that one event', async () => {
     const { body } = await rpc(
@@ -164,16 +171,7 @@ describe('0.3 answers some agents give', () => {
       { kind: 'text', text: 'You said: hi' },
       { kind: 'data', data: { length: 2 } },
     ])
-    const streamed = await readSse(`${server.base('replier')}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...alice },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/stream',
-        params: userMessage([{ kind: 'text', text: 'yo' }]),
-      }),
-    })
+    const streamed = await streamTo('replier', [{ kind: 'text', text: 'yo' }])
     assert.deepEqual(
       streamed.events.map((e) => JSON.parse(e.data).result.kind),
       ['message'],
@@ -181,16 +179,7 @@ describe('0.3 answers some agents give', () => {
   })
 
   it('a stream ends at auth-required, that update final', async () => {
-    const streamed = await readSse(`${server.base('calendar')}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...alice },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/stream',
-        params: userMessage([{ kind: 'data', data: { skipWeek: true } }]),
-      }),
-    })
+    const streamed = await streamTo('calendar', [{ kind: 'data', data: { skipWeek: true } }])
     assert.ok(streamed.closedByServer, 'the server ended the stream')
     const last = JSON.parse(streamed.events.at(-1)!.data).result
     assert.equal(last.status.state, 'auth-required')

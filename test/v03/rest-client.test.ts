@@ -14,8 +14,9 @@ import type { RemoteTask, SendPayload, StreamFrame } from '../../src/client/type
 import { connect } from '../../src/client.ts'
 import type { TaskState } from '../../src/model/states.ts'
 import { eventually, startA2a, startReceiver, type TestServer } from '../a2a/helpers.ts'
-import { stubServer } from '../client/helpers.ts'
-import { type SdkV03Agent, startSdkV03Agent } from './rest-sdk-agent.ts'
+import { stubCard, stubServer } from '../client/helpers.ts'
+import { runReportBuilder } from './helpers.ts'
+import { type Sdk03Server, startSdk03Server } from './sdk03-server.ts'
 
 const http = { timeoutMs: 10_000 }
 const transportAt = (url: string, card: unknown) =>
@@ -33,11 +34,11 @@ const reaches = (transport: RestV03Transport, id: string, state: TaskState): Pro
   }, `task ${id} to be ${state}`)
 
 describe('RestV03Transport against an @a2a-js/sdk 0.3.14 server', () => {
-  let agent: SdkV03Agent
+  let agent: Sdk03Server
   let transport: RestV03Transport
 
   before(async () => {
-    agent = await startSdkV03Agent()
+    agent = await startSdk03Server({ binding: 'HTTP+JSON' })
     transport = transportAt(agent.restUrl, agent.card)
   })
   after(() => agent.close())
@@ -52,7 +53,7 @@ describe('RestV03Transport against an @a2a-js/sdk 0.3.14 server', () => {
     )
     assert.deepEqual(
       (await transport.artifacts(sent.id, {})).map((a) => a.name),
-      ['answer'],
+      ['echo'],
     )
   })
 
@@ -193,11 +194,11 @@ describe('RestV03Transport against our server', () => {
 })
 
 describe('connect() with prefer ["rest"] picks RestV03Transport for 0.3 HTTP+JSON entries', () => {
-  let agent: SdkV03Agent
+  let agent: Sdk03Server
   let server: TestServer
 
   before(async () => {
-    agent = await startSdkV03Agent()
+    agent = await startSdk03Server({ binding: 'HTTP+JSON' })
     server = await startA2a()
   })
   after(async () => {
@@ -246,27 +247,12 @@ describe('connect() with prefer ["rest"] picks RestV03Transport for 0.3 HTTP+JSO
     const rest = `${server.base('report-builder')}/a2a/rest`
     const stub = await stubServer(() => ({
       status: 200,
-      body: {
-        name: 'Stub',
-        description: 'Our report builder, by its 0.3 REST interface',
-        version: '1',
-        supportedInterfaces: [{ url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }],
-        capabilities: { streaming: true },
-        defaultInputModes: ['application/json'],
-        defaultOutputModes: ['application/json'],
-        skills: [{ id: 's', name: 's', description: 's', tags: [] }],
-      },
+      body: stubCard([{ url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }]),
     }))
     try {
       const remote = await connect(stub.url, { cache: false, prefer: ['rest'] })
       assert.deepEqual(remote.interfaces, [{ kind: 'rest', url: rest, streaming: true, a2aVersion: '0.3' }])
-      const handle = await remote.send({ subject: 'tides' })
-      const asked = await handle.wait({ timeoutMs: 10_000 })
-      assert.equal(asked.state, 'INPUT_REQUIRED')
-      assert.ok(asked.inputSchema, 'the answer schema survives the 0.3 round trip (message metadata)')
-      await handle.provideInput({ sections: ['Moon', 'Sun'] })
-      const done = await handle.wait({ timeoutMs: 10_000 })
-      assert.deepEqual(done.output, { title: 'Report: tides', sections: ['Moon', 'Sun'] })
+      await runReportBuilder(remote)
     } finally {
       await stub.close()
     }

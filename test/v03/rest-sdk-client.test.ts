@@ -33,6 +33,17 @@ const collect = async (events: AsyncIterable<StreamEvent>): Promise<StreamEvent[
   return all
 }
 
+/** The first 0.3 webhook (a Task body) the receiver got for `taskId` in `state`. */
+const webhookOf = (receiver: Awaited<ReturnType<typeof startReceiver>>, taskId: string, state: string) =>
+  eventually(
+    async () =>
+      receiver.received.find((r) => {
+        const body = JSON.parse(r.body)
+        return body.id === taskId && body.status?.state === state
+      }),
+    `the webhook of the ${state} task`,
+  )
+
 describe('A2A 0.3 HTTP+JSON: the sdk 0.3.14 REST client against our server', () => {
   let server: TestServer
   let echo: RestTransport
@@ -220,14 +231,7 @@ describe('A2A 0.3 HTTP+JSON: the sdk 0.3.14 REST client against our server', () 
         message: userText('notify me'),
         configuration: { blocking: true, pushNotificationConfig: { url: receiver.url, token: 'tok-9' } },
       })) as Task
-      const done = await eventually(
-        async () =>
-          receiver.received.find((r) => {
-            const body = JSON.parse(r.body)
-            return body.id === task.id && body.status?.state === 'completed' ? r : undefined
-          }),
-        'the webhook of the completed task',
-      )
+      const done = await webhookOf(receiver, task.id, 'completed')
       assert.equal(JSON.parse(done.body).kind, 'task')
       assert.equal(done.headers['x-a2a-notification-token'], 'tok-9')
       assert.match(done.headers['content-type'] ?? '', /^application\/json/)
@@ -248,14 +252,7 @@ describe('A2A 0.3 HTTP+JSON: the sdk 0.3.14 REST client against our server', () 
         pushNotificationConfig: { url: receiver.url, token: 'tok-c' },
       })
       await echo.cancelTask({ id: task.id })
-      const cancelled = await eventually(
-        async () =>
-          receiver.received.find((r) => {
-            const body = JSON.parse(r.body)
-            return body.id === task.id && body.status?.state === 'canceled' ? r : undefined
-          }),
-        'the webhook of the cancelled task',
-      )
+      const cancelled = await webhookOf(receiver, task.id, 'canceled')
       assert.equal(JSON.parse(cancelled.body).kind, 'task')
       assert.equal(cancelled.headers['x-a2a-notification-token'], 'tok-c')
     } finally {

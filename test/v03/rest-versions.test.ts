@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { Message, Task } from 'a2a-sdk-03'
 import { ClientFactory, ClientFactoryOptions, RestTransport, RestTransportFactory } from 'a2a-sdk-03/client'
-import { defineAgent } from '../../src/agent/define.ts'
-import { http, startA2a, type TestServer, V } from '../a2a/helpers.ts'
+import { followFromFirstEvent, http, startA2a, type TestServer, V } from '../a2a/helpers.ts'
 import { readSse } from '../helpers/sse.ts'
 import { bearer, testAuthenticator } from '../helpers/test-authenticator.ts'
+import { vipAgent } from './helpers.ts'
 
 const REST = '/a2a/rest'
 const message = (text: string) => ({ messageId: randomUUID(), role: 'ROLE_USER', content: [{ text }] })
@@ -96,19 +96,10 @@ describe('A2A 0.3 HTTP+JSON: version selection', () => {
     })
     assert.equal(created.status, 201)
     const taskId: string = created.body.task.id
-    let firstEvent: () => void = () => {}
-    const started = new Promise<void>((resolve) => {
-      firstEvent = resolve
-    })
-    const followed = readSse(`${base}${REST}/tasks/${taskId}:subscribe`, {
+    const { stream: followed } = await followFromFirstEvent(`${base}${REST}/tasks/${taskId}:subscribe`, {
       method: 'POST',
       headers: { ...V },
-      stopWhen: () => {
-        firstEvent()
-        return false
-      },
     })
-    await started
     const cancelled = await http(`${base}/tasks/${taskId}/cancel`, { method: 'POST' })
     assert.equal(cancelled.body.status, 'CANCELLED')
     const stream = await followed
@@ -175,22 +166,10 @@ describe('A2A 0.3 HTTP+JSON: version selection', () => {
 })
 
 describe('A2A 0.3 HTTP+JSON: GET /v1/card', () => {
-  const vip = defineAgent({
-    id: '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a',
-    slug: 'vip',
-    name: 'VIP',
-    description: 'Shows members more than the public.',
-    skills: [{ id: 'public', name: 'Public', description: 'For everyone.', tags: ['public'] }],
-    extendedCard: {
-      skills: [{ id: 'members', name: 'Members only', description: 'For members.', tags: ['members'] }],
-    },
-    inputSchema: { type: 'object' },
-    handler: () => ({ ok: true }),
-  })
   let server: TestServer
 
   before(async () => {
-    server = await startA2a({ agents: [vip], identity: { authenticators: [testAuthenticator] } })
+    server = await startA2a({ agents: [vipAgent], identity: { authenticators: [testAuthenticator] } })
   })
   after(() => server.close())
 

@@ -1,6 +1,4 @@
 import type { TSchema } from '@sinclair/typebox'
-import { encodeJsonRpcRequest, readJsonRpcResponse } from '../../dialects/a2a/wire/jsonrpc.ts'
-import { formatExtensions, parseExtensions } from '../../dialects/a2a/wire/service-parameters.ts'
 import { fromV03SendResult, fromV03StreamEvent, fromV03Task } from '../../dialects/a2a/wire/v03/from-v03.ts'
 import {
   V03_EXTENSIONS_HEADER,
@@ -11,11 +9,9 @@ import {
 import { toV03SendParams } from '../../dialects/a2a/wire/v03/to-v03.ts'
 import { isObject } from '../../model/json.ts'
 import { compileSchema } from '../../schema/json-schema.ts'
-import type { A2aCard, A2aInterface } from '../card.ts'
+import type { A2aInterface } from '../card.ts'
 import type { HeaderReader } from '../card-cache.ts'
-import { bareStatus, ClientError, fromJsonRpcError } from '../errors.ts'
-import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
-import { openEventStream } from '../sse.ts'
+import { ClientError, fromJsonRpcError } from '../errors.ts'
 import type {
   CallOptions,
   RemoteArtifact,
@@ -33,6 +29,9 @@ import {
   inputMessageRequest,
   sendMessageRequest,
 } from './a2a-codec.ts'
+import { extensionHeaders, withEchoedExtensions } from './a2a-extensions.ts'
+import { type A2aTransportOptions, streamsPerCard } from './a2a-options.ts'
+import { JsonRpcChannel } from './jsonrpc-channel.ts'
 
 /**
  * A 0.3 answer, checked against the 0.3 shape (shared with the server), or PROTOCOL_ERROR naming
@@ -75,9 +74,6 @@ export const fromV03JsonRpcError = (error: unknown, status: number, headers?: He
   return fromJsonRpcError({ ...error, data: details }, status, headers)
 }
 
-const notJsonRpc = (answer: JsonAnswer, url: string): ClientError =>
-  bareStatus(answer.status, `${url} answered HTTP ${answer.status}, not JSON-RPC`, answer.headers)
-
 const READS = new Set(['tasks/get'])
 
 /**
@@ -92,65 +88,28 @@ export class V03JsonRpcTransport implements Transport {
   readonly a2aVersion = '0.3'
   readonly streaming: boolean
   readonly #interface: A2aInterface
-  readonly #http: HttpSettings
-  readonly #extensions: Record<string, string>
-  #nextId = 1
+  readonly #channel: JsonRpcChannel
 
-  /** The same options as the 1.0 transports; an interface's `tenant` has no 0.3 counterpart. */
-  constructor(options: {
-    iface: A2aInterface
-    card: A2aCard
-    http: HttpSettings
-    extensions?: readonly string[]
-  }) {
+  constructor(options: A2aTransportOptions) {
     this.#interface = options.iface
-    this.#http = options.http
-    this.streaming = options.card.capabilities.streaming === true
-    const extensions = options.extensions ?? []
-    this.#extensions =
-      extensions.length > 0 ? { [V03_EXTENSIONS_HEADER.toLowerCase()]: formatExtensions(extensions) } : {}
+    this.streaming = streamsPerCard(options.card)
+    this.#channel = new JsonRpcChannel(options.iface.url, options.http, {
+      headers: extensionHeaders(options.extensions ?? [], V03_EXTENSIONS_HEADER),
+      reads: READS,
+      readError: fromV03JsonRpcError,
+    })
   }
 
   get url(): string {
     return this.#interface.url
   }
 
-  #headers(accept: string): Record<string, string> {
-    return { 'content-type': 'application/json', accept, ...this.#extensions }
-  }
-
-  async #exchange(
-    method: string,
-    params: object,
-    call: CallOptions,
-  ): Promise<{ result: unknown; headers: HeaderReader }> {
-    const answer = await requestJson(this.#http, this.url, {
-      method: 'POST',
-      headers: this.#headers('application/json'),
-      body: encodeJsonRpcRequest(this.#nextId++, method, params as Record<string, never>),
-      idempotent: READS.has(method),
-      ...call,
-    })
-    const response = readJsonRpcResponse(answer.body)
-    if (response && 'error' in response)
-      throw fromV03JsonRpcError(response.error, answer.status, answer.headers)
-    if (!response) {
-      if (answer.status < 200 || answer.status >= 300) throw notJsonRpc(answer, this.url)
-      throw new ClientError('PROTOCOL_ERROR', `${method}: the answer is not a JSON-RPC response`, {
-        status: answer.status,
-      })
-    }
-    return { result: response.result, headers: answer.headers }
-  }
-
   /** message/send: the 1.0 request (returnImmediately) as 0.3 params (blocking: false). */
   async #send(request: Record<string, unknown>, call: CallOptions): Promise<RemoteTask> {
     const params = toV03SendParams(request as unknown as Parameters<typeof toV03SendParams>[0])
-    const { result, headers } = await this.#exchange('message/send', params, call)
+    const { result, headers } = await this.#channel.exchange('message/send', params, call)
     const task = decodeSendResult(fromV03SendResult(readSendResult(result)))
-    const echoed = parseExtensions(headers.get(V03_EXTENSIONS_HEADER))
-    if (echoed.length > 0) task.extensions = echoed
-    return task
+    return withEchoedExtensions(task, headers, V03_EXTENSIONS_HEADER)
   }
 
   send(request: SendRequest, call: CallOptions): Promise<RemoteTask> {
@@ -166,12 +125,12 @@ export class V03JsonRpcTransport implements Transport {
   }
 
   async get(taskId: string, call: CallOptions): Promise<RemoteTask> {
-    const { result } = await this.#exchange('tasks/get', { id: taskId }, call)
+    const { result } = await this.#channel.exchange('tasks/get', { id: taskId }, call)
     return decodeTask(fromV03Task(readTask(result)))
   }
 
   async cancel(taskId: string, call: CallOptions): Promise<RemoteTask> {
-    const { result } = await this.#exchange('tasks/cancel', { id: taskId }, call)
+    const { result } = await this.#channel.exchange('tasks/cancel', { id: taskId }, call)
     return decodeTask(fromV03Task(readTask(result)))
   }
 
@@ -180,42 +139,9 @@ export class V03JsonRpcTransport implements Transport {
   }
 
   /** tasks/resubscribe: the Task, then its updates; Last-Event-ID resumes where our servers support it. */
-  async stream(taskId: string, options: StreamOptions): Promise<AsyncIterable<StreamFrame>> {
-    const events = await openEventStream(this.#http, this.url, {
-      method: 'POST',
-      headers: this.#headers('text/event-stream'),
-      body: encodeJsonRpcRequest(this.#nextId++, 'tasks/resubscribe', { id: taskId }),
-      signal: options.signal,
-      idleMs: options.idleMs,
-      ...(options.lastEventId !== undefined && { lastEventId: options.lastEventId }),
-      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-      failure: (answer) => {
-        const response = readJsonRpcResponse(answer.body)
-        return response && 'error' in response
-          ? fromV03JsonRpcError(response.error, answer.status, answer.headers)
-          : notJsonRpc(answer, this.url)
-      },
-    })
-    return frames(events)
-  }
-}
-
-/** Each SSE event is a JSON-RPC response carrying a 0.3 event; an error ends the stream. */
-async function* frames(
-  events: AsyncIterable<{ id?: string | undefined; data: string }>,
-): AsyncGenerator<StreamFrame> {
-  for await (const event of events) {
-    let body: unknown
-    try {
-      body = JSON.parse(event.data)
-    } catch {
-      throw new ClientError('PROTOCOL_ERROR', 'a JSON-RPC stream event is not JSON')
-    }
-    const response = readJsonRpcResponse(body)
-    if (response && 'error' in response) throw fromV03JsonRpcError(response.error, 200)
-    if (!response)
-      throw new ClientError('PROTOCOL_ERROR', 'a JSON-RPC stream event is not a JSON-RPC response')
-    const item = decodeStreamResponse(fromV03StreamEvent(readEvent(response.result)))
-    if (item) yield event.id === undefined ? { item } : { id: event.id, item }
+  stream(taskId: string, options: StreamOptions): Promise<AsyncIterable<StreamFrame>> {
+    return this.#channel.stream('tasks/resubscribe', { id: taskId }, options, (result) =>
+      decodeStreamResponse(fromV03StreamEvent(readEvent(result))),
+    )
   }
 }

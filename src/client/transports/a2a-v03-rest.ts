@@ -1,13 +1,11 @@
-import { formatExtensions, parseExtensions } from '../../dialects/a2a/wire/service-parameters.ts'
 import { streamResponseFromV03, taskFromV03 } from '../../dialects/a2a/wire/v03/rest-objects.ts'
 import { sendRequestToV03 } from '../../dialects/a2a/wire/v03/rest-requests.ts'
 import { V03_EXTENSIONS_HEADER } from '../../dialects/a2a/wire/v03/shapes.ts'
 import { isObject } from '../../model/json.ts'
-import type { A2aCard, A2aInterface } from '../card.ts'
+import type { A2aInterface } from '../card.ts'
 import type { HeaderReader } from '../card-cache.ts'
-import { bareStatus, ClientError, fromRestError } from '../errors.ts'
-import { type HttpSettings, type JsonAnswer, requestJson } from '../http.ts'
-import { openEventStream } from '../sse.ts'
+import { bareStatus, type ClientError, fromRestError } from '../errors.ts'
+import type { JsonAnswer } from '../http.ts'
 import type {
   CallOptions,
   RemoteArtifact,
@@ -25,10 +23,11 @@ import {
   inputMessageRequest,
   sendMessageRequest,
 } from './a2a-codec.ts'
+import { extensionHeaders, withEchoedExtensions } from './a2a-extensions.ts'
+import { type A2aTransportOptions, streamsPerCard } from './a2a-options.ts'
 import { fromV03JsonRpcError } from './a2a-v03-jsonrpc.ts'
-
-/** 0.3 names the extensions header with the `X-` prefix. */
-const EXTENSIONS_HEADER = V03_EXTENSIONS_HEADER.toLowerCase()
+import { RestChannel } from './rest-channel.ts'
+import { eventJson } from './stream-frames.ts'
 
 /**
  * A 0.3 REST error: the 0.3 JSON-RPC error object, unwrapped, as sdk 0.3.14 and our server write
@@ -40,12 +39,6 @@ const failureOf = (answer: Pick<JsonAnswer, 'body' | 'status'> & { headers?: Hea
   if (isObject(body) && typeof body.code === 'number') return fromV03JsonRpcError(body, status, headers)
   if (isObject(body) && isObject(body.error)) return fromRestError(body, status, headers)
   return bareStatus(status, undefined, headers)
-}
-
-const echoedExtensions = (task: RemoteTask, headers: HeaderReader): RemoteTask => {
-  const echoed = parseExtensions(headers.get(EXTENSIONS_HEADER))
-  if (echoed.length > 0) task.extensions = echoed
-  return task
 }
 
 /**
@@ -60,59 +53,36 @@ export class RestV03Transport implements Transport {
   readonly a2aVersion = '0.3'
   readonly streaming: boolean
   readonly #interface: A2aInterface
-  readonly #http: HttpSettings
-  readonly #extensions: Record<string, string>
+  readonly #channel: RestChannel
 
-  constructor(options: {
-    iface: A2aInterface
-    card: A2aCard
-    http: HttpSettings
-    /** Extensions to activate on every request (X-A2A-Extensions). */
-    extensions?: readonly string[]
-  }) {
+  constructor(options: A2aTransportOptions) {
     this.#interface = options.iface
-    this.#http = options.http
-    this.streaming = options.card.capabilities.streaming === true
-    const extensions = options.extensions ?? []
-    this.#extensions = extensions.length > 0 ? { [EXTENSIONS_HEADER]: formatExtensions(extensions) } : {}
+    this.streaming = streamsPerCard(options.card)
+    this.#channel = new RestChannel(options.http, {
+      url: (path) => `${this.url.replace(/\/+$/, '')}/v1${path}`,
+      headers: extensionHeaders(options.extensions ?? [], V03_EXTENSIONS_HEADER),
+      contentType: 'application/json',
+      accept: 'application/json',
+      failure: failureOf,
+    })
   }
 
   get url(): string {
     return this.#interface.url
   }
 
-  #path(path: string): string {
-    return `${this.url.replace(/\/+$/, '')}/v1${path}`
-  }
-
-  async #exchange(
-    method: string,
-    path: string,
-    call: CallOptions,
-    body?: unknown,
-  ): Promise<{ result: unknown; headers: HeaderReader }> {
-    const answer = await requestJson(this.#http, this.#path(path), {
-      method,
-      headers: {
-        accept: 'application/json',
-        ...this.#extensions,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-      ...call,
-    })
-    if (answer.status < 200 || answer.status >= 300) throw failureOf(answer)
-    if (answer.body === undefined && answer.text.trim() !== '') {
-      throw new ClientError('PROTOCOL_ERROR', `${method} ${path}: the answer is not JSON`, {
-        status: answer.status,
-      })
-    }
-    return { result: answer.body, headers: answer.headers }
-  }
-
   async #sendMessage(request: Record<string, unknown>, call: CallOptions): Promise<RemoteTask> {
-    const { result, headers } = await this.#exchange('POST', '/message:send', call, sendRequestToV03(request))
-    return echoedExtensions(decodeSendResult(streamResponseFromV03(result)), headers)
+    const { result, headers } = await this.#channel.exchange(
+      'POST',
+      '/message:send',
+      call,
+      sendRequestToV03(request),
+    )
+    return withEchoedExtensions(
+      decodeSendResult(streamResponseFromV03(result)),
+      headers,
+      V03_EXTENSIONS_HEADER,
+    )
   }
 
   send(request: SendRequest, call: CallOptions): Promise<RemoteTask> {
@@ -128,12 +98,17 @@ export class RestV03Transport implements Transport {
   }
 
   async get(taskId: string, call: CallOptions): Promise<RemoteTask> {
-    const { result } = await this.#exchange('GET', `/tasks/${encodeURIComponent(taskId)}`, call)
+    const { result } = await this.#channel.exchange('GET', `/tasks/${encodeURIComponent(taskId)}`, call)
     return decodeTask(isObject(result) ? taskFromV03(result) : result)
   }
 
   async cancel(taskId: string, call: CallOptions): Promise<RemoteTask> {
-    const { result } = await this.#exchange('POST', `/tasks/${encodeURIComponent(taskId)}:cancel`, call, {})
+    const { result } = await this.#channel.exchange(
+      'POST',
+      `/tasks/${encodeURIComponent(taskId)}:cancel`,
+      call,
+      {},
+    )
     return decodeTask(isObject(result) ? taskFromV03(result) : result)
   }
 
@@ -141,41 +116,12 @@ export class RestV03Transport implements Transport {
     return (await this.get(taskId, call)).artifacts ?? []
   }
 
-  /** `tasks/{id}:subscribe`: POST as the 0.3 spec's table says, GET (the proto's rule) on a 405. */
-  async stream(taskId: string, options: StreamOptions): Promise<AsyncIterable<StreamFrame>> {
-    const open = (method: 'POST' | 'GET') =>
-      openEventStream(this.#http, this.#path(`/tasks/${encodeURIComponent(taskId)}:subscribe`), {
-        method,
-        headers: { ...this.#extensions, ...(method === 'POST' && { 'content-type': 'application/json' }) },
-        ...(method === 'POST' && { body: '{}' }),
-        signal: options.signal,
-        idleMs: options.idleMs,
-        ...(options.lastEventId !== undefined && { lastEventId: options.lastEventId }),
-        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-        failure: failureOf,
-      })
-    try {
-      return frames(await open('POST'))
-    } catch (error) {
-      if (error instanceof ClientError && error.status === 405) return frames(await open('GET'))
-      throw error
-    }
-  }
-}
-
-/** Each SSE event is a bare 0.3 StreamResponse; an `error` event carries the 0.3 error object. */
-async function* frames(
-  events: AsyncIterable<{ id?: string | undefined; event?: string | undefined; data: string }>,
-): AsyncGenerator<StreamFrame> {
-  for await (const event of events) {
-    let body: unknown
-    try {
-      body = JSON.parse(event.data)
-    } catch {
-      throw new ClientError('PROTOCOL_ERROR', 'an A2A 0.3 HTTP+JSON stream event is not JSON')
-    }
-    if (event.event === 'error') throw failureOf({ status: 500, body })
-    const item = decodeStreamResponse(streamResponseFromV03(body))
-    if (item) yield event.id === undefined ? { item } : { id: event.id, item }
+  /** `tasks/{id}:subscribe`: each event a bare 0.3 StreamResponse; an `error` event carries the 0.3 error object. */
+  stream(taskId: string, options: StreamOptions): Promise<AsyncIterable<StreamFrame>> {
+    return this.#channel.subscribe(`/tasks/${encodeURIComponent(taskId)}:subscribe`, options, (event) => {
+      const body = eventJson(event.data, 'an A2A 0.3 HTTP+JSON')
+      if (event.event === 'error') throw failureOf({ status: 500, body })
+      return decodeStreamResponse(streamResponseFromV03(body))
+    })
   }
 }

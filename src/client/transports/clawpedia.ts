@@ -17,6 +17,7 @@ import {
   decodeClawpediaEvent,
   decodeClawpediaTask,
 } from './clawpedia-codec.ts'
+import { decodeFrames, streamSettings } from './stream-frames.ts'
 
 /**
  * The Clawpedia task protocol at a base URL: the reference's endpoints plus our extensions
@@ -110,22 +111,10 @@ export class ClawpediaTransport implements Transport {
       this.#http,
       `${this.url}/tasks/${encodeURIComponent(taskId)}/stream`,
       {
-        signal: options.signal,
-        idleMs: options.idleMs,
-        ...(options.lastEventId !== undefined && { lastEventId: options.lastEventId }),
-        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+        ...streamSettings(options),
         failure: (answer) => fromClawpediaError(answer.body, answer.status, answer.headers),
       },
     )
-    return frames(events)
-  }
-}
-
-async function* frames(
-  events: AsyncIterable<{ id?: string | undefined; event?: string | undefined; data: string }>,
-): AsyncGenerator<StreamFrame> {
-  for await (const event of events) {
-    const item = decodeClawpediaEvent(event)
-    if (item) yield event.id === undefined ? { item } : { id: event.id, item }
+    return decodeFrames(events, decodeClawpediaEvent)
   }
 }

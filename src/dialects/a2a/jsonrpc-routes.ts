@@ -88,6 +88,24 @@ export const a2aJsonRpcRoutes = async (
     return reply.code(status).type(typeOf(reply)).send(encodeJsonRpcError(id, error))
   }
 
+  const sendResult = (reply: FastifyReply, id: RpcId, result: unknown) =>
+    reply.type(typeOf(reply)).send(encodeJsonRpcResult(id, result))
+  /** A stream: each item's result (the version's event) a success response for `id`; a failure the version's error. */
+  const sendStream = <T extends { id?: number }>(
+    reply: FastifyReply,
+    id: RpcId,
+    items: AsyncIterable<T>,
+    resultOf: (item: T) => unknown,
+    errorOf: (failure: A2aFailure) => unknown,
+  ) =>
+    serveStream({
+      reply,
+      server,
+      items,
+      encode: (item) => encodeJsonRpcResult(id, resultOf(item)),
+      encodeError: (failure) => ({ event: 'error', data: encodeJsonRpcError(id, errorOf(failure)) }),
+    })
+
   // Reached only by what fails before the handler: malformed JSON (-32700), a body too large, and
   // the server's refusal of the caller (authentication, per-agent access), which is the transport's
   // answer before any JSON-RPC was read: HTTP 401 (with WWW-Authenticate) or 403, as for HTTP+JSON.
@@ -124,19 +142,9 @@ export const a2aJsonRpcRoutes = async (
         signal: call.signal,
         resumeAfter: lastEventId(request),
       }).catch(failedStream)
-      return serveStream({
-        reply,
-        server,
-        items,
-        encode: (item) => encodeJsonRpcResult(id, item.event),
-        encodeError: (failure) => ({
-          event: 'error',
-          data: encodeJsonRpcError(id, v03JsonRpcError(failure)),
-        }),
-      })
+      return sendStream(reply, id, items, (item) => item.event, v03JsonRpcError)
     }
-    const result = await V03_UNARY[method]!(ops, params, () => call.signal)
-    return reply.type(typeOf(reply)).send(encodeJsonRpcResult(id, result))
+    return sendResult(reply, id, await V03_UNARY[method]!(ops, params, () => call.signal))
   }
 
   app.post('/', async (request, reply) => {
@@ -173,20 +181,9 @@ export const a2aJsonRpcRoutes = async (
       const streaming = Object.hasOwn(STREAMING, method) ? STREAMING[method] : undefined
       if (streaming) {
         const items = await streaming(operationsOf(request), params, call)
-        return serveStream({
-          reply,
-          server,
-          items,
-          encode: (item) => encodeJsonRpcResult(id, item.response),
-          encodeError: (failure) => ({
-            event: 'error',
-            data: encodeJsonRpcError(id, jsonRpcError(failure)),
-          }),
-        })
+        return sendStream(reply, id, items, (item) => item.response, jsonRpcError)
       }
-      const unary = UNARY[method]!
-      const result = await unary(operationsOf(request), params, call)
-      return reply.type(typeOf(reply)).send(encodeJsonRpcResult(id, result))
+      return sendResult(reply, id, await UNARY[method]!(operationsOf(request), params, call))
     } catch (error) {
       return sendError(reply, id, toA2aFailure(error), 200, method)
     }

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { ServerContext } from '../../web/context.ts'
-import { disconnectSignal, lastEventId } from '../../web/sse.ts'
-import { type A2aFailure, a2aFailure, restErrorBody, toA2aFailure } from './errors.ts'
+import { lastEventId } from '../../web/sse.ts'
+import { restErrorBody, toA2aFailure } from './errors.ts'
 import { responseType } from './media-type.ts'
 import type { A2aOperations } from './operations.ts'
-import { serveStream } from './stream.ts'
+import { restAnswers, splitVerb } from './rest-answers.ts'
 import { assertVersion } from './version.ts'
 import { protoName } from './wire/read.ts'
-import { A2A_CONTENT_TYPE, type StreamItem } from './wire/shapes.ts'
+import { A2A_CONTENT_TYPE } from './wire/shapes.ts'
 
 type Query = Record<string, string | string[] | undefined>
 
@@ -56,12 +56,6 @@ const withTenant = (request: FastifyRequest, message: unknown): unknown => {
   return tenant === undefined ? message : withPath(message, { tenant })
 }
 
-/** `/tasks/{id}` and `/tasks/{id}:verb` share one path segment: split it here, not in the router. */
-const splitVerb = (segment: string): { id: string; verb?: string } => {
-  const match = /^(.*):([A-Za-z]+)$/.exec(segment)
-  return match ? { id: match[1]!, verb: match[2]! } : { id: segment }
-}
-
 /**
  * The A2A HTTP+JSON binding (digest §4.3). Paths are relative to the interface URL; responses are
  * `application/a2a+json` or application/json, as the client sent or asked (`media-type.ts`); errors are google.rpc.Status
@@ -75,30 +69,18 @@ export const a2aRestRoutes = async (
 
   // application/a2a+json (1.0.1) unless the client sent or asked for application/json (1.0.0).
   const typeOf = (reply: FastifyReply) => responseType(reply.request.headers, A2A_CONTENT_TYPE)
-  const sendFailure = (reply: FastifyReply, failure: A2aFailure) => {
-    if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A REST request failed')
-    return reply
-      .code(failure.httpStatus)
-      .type(typeOf(reply))
-      .send(JSON.stringify(restErrorBody(failure)))
-  }
-  const send = (reply: FastifyReply, body: unknown) => reply.type(typeOf(reply)).send(JSON.stringify(body))
-  const signalOf = (reply: FastifyReply): AbortSignal => disconnectSignal(reply.raw)
-  const stream = (reply: FastifyReply, items: AsyncIterable<StreamItem>) =>
-    serveStream({
-      reply,
-      server,
-      items,
-      encode: (item) => JSON.stringify(item.response),
-      encodeError: (failure) => ({ event: 'error', data: JSON.stringify(restErrorBody(failure)) }),
-    })
+  const { send, sendFailure, stream, signalOf, noRoute } = restAnswers(server, {
+    name: 'A2A',
+    contentType: typeOf,
+    errorStatus: (failure) => failure.httpStatus,
+    errorBody: restErrorBody,
+    encode: (response) => JSON.stringify(response),
+  })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
     const signal = signalOf(reply)
     const params = withTenant(request, { id })
     return stream(reply, await ops(request).openSubscription(params, lastEventId(request), signal))
   }
-  const noRoute = (request: FastifyRequest) =>
-    a2aFailure('MethodNotFoundError', `no A2A operation at ${request.method} ${request.url.split('?')[0]}`)
 
   app.setErrorHandler((error, _request, reply) => sendFailure(reply, toA2aFailure(error)))
   app.setNotFoundHandler((request, reply) => sendFailure(reply, noRoute(request)))

@@ -3,13 +3,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { ServerContext } from '../../web/context.ts'
-import { disconnectSignal, lastEventId } from '../../web/sse.ts'
-import { type A2aFailure, a2aFailure, toA2aFailure } from './errors.ts'
+import { lastEventId } from '../../web/sse.ts'
+import { type A2aFailure, toA2aFailure } from './errors.ts'
 import { v03JsonRpcError } from './jsonrpc-v03.ts'
 import type { A2aOperations } from './operations.ts'
-import { endsStream, serveStream } from './stream.ts'
+import { restAnswers, splitVerb } from './rest-answers.ts'
+import { endsStream } from './stream.ts'
 import { A2A_V03, type A2aWireVersion, negotiateVersion } from './version.ts'
-import type { StreamItem, StreamResponse } from './wire/shapes.ts'
+import type { StreamResponse } from './wire/shapes.ts'
 import { fromA2aState } from './wire/states.ts'
 import { sendResponseToV03, streamResponseToV03, taskToV03 } from './wire/v03/rest-objects.ts'
 import {
@@ -81,12 +82,6 @@ const isFinal = (response: StreamResponse): boolean => {
   return state !== undefined && endsStream(state)
 }
 
-/** `/tasks/{id}` and `/tasks/{id}:verb` share one path segment. */
-const splitVerb = (segment: string): { id: string; verb?: string } => {
-  const match = /^(.*):([A-Za-z]+)$/.exec(segment)
-  return match ? { id: match[1]!, verb: match[2]! } : { id: segment }
-}
-
 /** A query integer as the proto reads it (0 is "unset"); anything else is a clear error. */
 const historyLengthOf = (query: Record<string, unknown>): number | undefined => {
   const raw = query.historyLength ?? query.history_length
@@ -120,27 +115,14 @@ export const a2aV03RestRoutes = async (
   addVersionConstraint(app, server)
   const only03: RouteShorthandOptions = { constraints: { [VERSION_CONSTRAINT]: A2A_V03 } }
 
-  const sendFailure = (reply: FastifyReply, failure: A2aFailure) => {
-    if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A 0.3 REST request failed')
-    return (
-      reply
-        .code(statusOf(failure))
-        .type('application/json')
-        // What sdk 0.3.14's client reads: the 0.3 JSON-RPC error object, unwrapped (as over 0.3 JSON-RPC).
-        .send(JSON.stringify(v03JsonRpcError(failure)))
-    )
-  }
-  const send = (reply: FastifyReply, body: unknown, status = 200) =>
-    reply.code(status).type('application/json').send(JSON.stringify(body))
-  const signalOf = (reply: FastifyReply): AbortSignal => disconnectSignal(reply.raw)
-  const stream = (reply: FastifyReply, items: AsyncIterable<StreamItem>) =>
-    serveStream({
-      reply,
-      server,
-      items,
-      encode: (item) => JSON.stringify(streamResponseToV03(item.response, isFinal(item.response))),
-      encodeError: (failure) => ({ event: 'error', data: JSON.stringify(v03JsonRpcError(failure)) }),
-    })
+  const { send, sendFailure, stream, signalOf, noRoute } = restAnswers(server, {
+    name: 'A2A 0.3',
+    contentType: () => 'application/json',
+    errorStatus: statusOf,
+    // What sdk 0.3.14's client reads: the 0.3 JSON-RPC error object, unwrapped (as over 0.3 JSON-RPC).
+    errorBody: v03JsonRpcError,
+    encode: (response) => JSON.stringify(streamResponseToV03(response, isFinal(response))),
+  })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
     const operations = ops(request)
     try {
@@ -157,11 +139,6 @@ export const a2aV03RestRoutes = async (
       )
     }
   }
-  const noRoute = (request: FastifyRequest) =>
-    a2aFailure(
-      'MethodNotFoundError',
-      `no A2A 0.3 operation at ${request.method} ${request.url.split('?')[0]}`,
-    )
 
   app.setErrorHandler((error, _request, reply) => sendFailure(reply, toA2aFailure(error)))
 

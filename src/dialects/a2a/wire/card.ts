@@ -14,6 +14,11 @@ export const CardInterface = Type.Object({
 })
 export type CardInterface = Static<typeof CardInterface>
 
+/** The AgentSkill fields a client needs (the same in 0.3 and 1.0). */
+export const CardSkills = Type.Array(
+  Type.Object({ id: Type.String(), name: Type.String(), description: Type.String(), tags: Strings }),
+)
+
 /** In proto field order, so missing fields are named in that order. */
 export const CardFields = Type.Object({
   name: Type.String({ minLength: 1 }),
@@ -26,8 +31,6 @@ export const CardFields = Type.Object({
   capabilities: AgentCapabilities,
   defaultInputModes: Strings,
   defaultOutputModes: Strings,
-  skills: Type.Array(
-    Type.Object({ id: Type.String(), name: Type.String(), description: Type.String(), tags: Strings }),
-  ),
+  skills: CardSkills,
 })
 export type CardFields = Static<typeof CardFields>

@@ -80,12 +80,20 @@ export const ListPushConfigsRequest = Type.Object({
 export const ExtendedCardRequest = Type.Object({ tenant: Tenant })
 
 /**
- * Compiles a request schema; the check reads the message by ProtoJSON's rules, then throws
- * INVALID_REQUEST naming every violated field, or returns the message as the schema names it.
+ * Compiles a request schema; the check reads the message by ProtoJSON's rules (unless `protoJson`
+ * is false: A2A 0.3 JSON-RPC params are plain JSON, read as sent), then throws INVALID_REQUEST
+ * naming every violated field, or returns the message as the schema names it.
  */
-const requestCheck = <S extends TSchema>(schema: S, what: string): ((value: unknown) => Static<S>) => {
+export const requestCheck = <S extends TSchema>(
+  schema: S,
+  what: string,
+  options: { protoJson?: boolean } = {},
+): ((value: unknown) => Static<S>) => {
   const validate = compileSchema(schema)
-  const read = protoJsonReader(schema)
+  const read =
+    options.protoJson === false
+      ? (value: unknown) => ({ message: value, violations: [] })
+      : protoJsonReader(schema)
   return (value) => {
     const { message, violations: naming } = read(value ?? {})
     const violations = [...naming, ...validate(message, '')]

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import type { CardInterface } from '../card.ts'
+import { type CardInterface, CardSkills } from '../card.ts'
 import { AgentCapabilities, Strings } from '../shapes.ts'
 
 /**
@@ -21,9 +21,7 @@ export const V03CardFields = Type.Object({
   capabilities: AgentCapabilities,
   defaultInputModes: Strings,
   defaultOutputModes: Strings,
-  skills: Type.Array(
-    Type.Object({ id: Type.String(), name: Type.String(), description: Type.String(), tags: Strings }),
-  ),
+  skills: CardSkills,
 })
 export type V03CardFields = Static<typeof V03CardFields>
 

@@ -9,6 +9,7 @@ import type {
   StreamResponse,
   TaskPushNotificationConfig,
 } from '../shapes.ts'
+import { convertArtifact, convertStatus, convertTask, messageFields } from './same-fields.ts'
 import type {
   V03Artifact,
   V03DeletePushConfigParams,
@@ -53,43 +54,20 @@ export const fromV03Part = (part: V03Part): A2aPart => {
   return wire
 }
 
-export const fromV03Message = (message: Omit<V03Message, 'kind'>): A2aMessage => {
-  const wire: A2aMessage = {
-    messageId: message.messageId,
-    role: message.role === 'agent' ? 'ROLE_AGENT' : 'ROLE_USER',
-    parts: message.parts.map(fromV03Part),
-  }
-  if (message.contextId) wire.contextId = message.contextId
-  if (message.taskId) wire.taskId = message.taskId
-  if (message.referenceTaskIds?.length) wire.referenceTaskIds = message.referenceTaskIds
-  if (message.extensions?.length) wire.extensions = message.extensions
-  if (message.metadata) wire.metadata = message.metadata
-  return wire
-}
+export const fromV03Message = (message: Omit<V03Message, 'kind'>): A2aMessage => ({
+  messageId: message.messageId,
+  role: message.role === 'agent' ? 'ROLE_AGENT' : 'ROLE_USER',
+  parts: message.parts.map(fromV03Part),
+  ...messageFields(message),
+})
 
-export const fromV03Status = (status: V03TaskStatus): A2aTaskStatus => {
-  const wire: A2aTaskStatus = { state: fromV03State(status.state) }
-  if (status.message) wire.message = fromV03Message(status.message)
-  if (status.timestamp) wire.timestamp = status.timestamp
-  return wire
-}
+export const fromV03Status = (status: V03TaskStatus): A2aTaskStatus =>
+  convertStatus(status, fromV03State, fromV03Message)
 
-export const fromV03Artifact = (artifact: V03Artifact): A2aArtifact => {
-  const wire: A2aArtifact = { artifactId: artifact.artifactId, parts: artifact.parts.map(fromV03Part) }
-  if (artifact.name !== undefined) wire.name = artifact.name
-  if (artifact.description !== undefined) wire.description = artifact.description
-  if (artifact.metadata) wire.metadata = artifact.metadata
-  if (artifact.extensions?.length) wire.extensions = artifact.extensions
-  return wire
-}
+export const fromV03Artifact = (artifact: V03Artifact): A2aArtifact => convertArtifact(artifact, fromV03Part)
 
-export const fromV03Task = (task: V03Task): A2aTask => {
-  const wire: A2aTask = { id: task.id, contextId: task.contextId, status: fromV03Status(task.status) }
-  if (task.artifacts?.length) wire.artifacts = task.artifacts.map(fromV03Artifact)
-  if (task.history?.length) wire.history = task.history.map(fromV03Message)
-  if (task.metadata) wire.metadata = task.metadata
-  return wire
-}
+export const fromV03Task = (task: V03Task): A2aTask =>
+  convertTask(task, { status: fromV03Status, artifact: fromV03Artifact, message: fromV03Message })
 
 export const fromV03SendResult = (result: V03SendResult): SendMessageResponse =>
   result.kind === 'task' ? { task: fromV03Task(result) } : { message: fromV03Message(result) }
@@ -125,10 +103,15 @@ export const fromV03StreamEvent = (event: V03StreamEvent): StreamResponse => {
 }
 
 /**
- * A 0.3 endpoint as a flat 1.0 config. 1.0 takes one scheme: the first of 0.3's `schemes` (the
- * one we send). Credentials with no scheme to send them under are refused rather than dropped.
+ * A 0.3 endpoint (the same message on both bindings) as a flat 1.0 config. 1.0 takes one scheme:
+ * the first of 0.3's `schemes` (the one we send). Credentials with no scheme to send them under
+ * are refused rather than dropped; `at` is where the config sits in the request, for the error.
  */
-export const fromV03PushConfig = (config: V03PushConfig, taskId?: string): TaskPushNotificationConfig => {
+export const fromV03PushConfig = (
+  config: V03PushConfig,
+  taskId?: string,
+  at = '/pushNotificationConfig',
+): TaskPushNotificationConfig => {
   const wire: TaskPushNotificationConfig = { url: config.url }
   if (taskId !== undefined) wire.taskId = taskId
   if (config.id) wire.id = config.id
@@ -139,7 +122,7 @@ export const fromV03PushConfig = (config: V03PushConfig, taskId?: string): TaskP
     wire.authentication = { scheme }
     if (auth!.credentials !== undefined) wire.authentication.credentials = auth!.credentials
   } else if (auth?.credentials !== undefined) {
-    const field = '/pushNotificationConfig/authentication/schemes'
+    const field = `${at}/authentication/schemes`
     throw new SwitchboardError(
       'INVALID_REQUEST',
       `${field} is empty: credentials need a scheme to be sent under (Authorization: <scheme> <credentials>)`,

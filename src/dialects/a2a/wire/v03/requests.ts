@@ -1,6 +1,5 @@
-import type { Static, TSchema } from '@sinclair/typebox'
-import { SwitchboardError } from '../../../../model/errors.ts'
-import { compileSchema } from '../../../../schema/json-schema.ts'
+import type { TSchema } from '@sinclair/typebox'
+import { requestCheck } from '../requests.ts'
 import {
   V03DeletePushConfigParams,
   V03GetPushConfigParams,
@@ -15,20 +14,7 @@ import {
  * a bad request's error names the 0.3 fields the client sent (`/message/parts/0/kind`), never the
  * 1.0 fields it was converted to. A violation is INVALID_REQUEST, which is InvalidParams (-32602).
  */
-const check = <S extends TSchema>(schema: S, what: string): ((value: unknown) => Static<S>) => {
-  const validate = compileSchema(schema)
-  return (value) => {
-    const violations = validate(value ?? {}, '')
-    if (violations.length > 0) {
-      throw new SwitchboardError(
-        'INVALID_REQUEST',
-        `invalid ${what}: ${violations.map((v) => v.description).join('; ')}`,
-        { violations },
-      )
-    }
-    return value as Static<S>
-  }
-}
+const check = <S extends TSchema>(schema: S, what: string) => requestCheck(schema, what, { protoJson: false })
 
 export const checkV03SendParams = check(V03MessageSendParams, 'MessageSendParams')
 export const checkV03TaskQuery = check(V03TaskQueryParams, 'TaskQueryParams')

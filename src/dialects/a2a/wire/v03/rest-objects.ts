@@ -23,6 +23,7 @@ import {
   type V03RestTaskState,
   type V03RestTaskStatus,
 } from './rest-shapes.ts'
+import { convertArtifact, convertStatus, convertTask, messageFields } from './same-fields.ts'
 import { V03_WRAPPED_DATA_KEY } from './to-v03.ts'
 
 /**
@@ -58,42 +59,24 @@ export const partToV03 = (part: A2aPart): V03RestPart => {
   }
 }
 
+/** The HTTP+JSON Message has no `referenceTaskIds`. */
 export const messageToV03 = (message: A2aMessage): V03RestMessage => {
-  const wire: V03RestMessage = {
+  const { referenceTaskIds: _dropped, ...fields } = messageFields(message)
+  return {
     messageId: message.messageId,
     role: message.role,
     content: message.parts.map(partToV03),
+    ...fields,
   }
-  if (message.contextId) wire.contextId = message.contextId
-  if (message.taskId) wire.taskId = message.taskId
-  if (message.metadata) wire.metadata = message.metadata
-  if (message.extensions?.length) wire.extensions = message.extensions
-  return wire
 }
 
-export const statusToV03 = (status: A2aTaskStatus): V03RestTaskStatus => {
-  const wire: V03RestTaskStatus = { state: stateToV03(status.state) }
-  if (status.message) wire.message = messageToV03(status.message)
-  if (status.timestamp) wire.timestamp = status.timestamp
-  return wire
-}
+export const statusToV03 = (status: A2aTaskStatus): V03RestTaskStatus =>
+  convertStatus(status, stateToV03, messageToV03)
 
-export const artifactToV03 = (artifact: A2aArtifact): V03RestArtifact => {
-  const wire: V03RestArtifact = { artifactId: artifact.artifactId, parts: artifact.parts.map(partToV03) }
-  if (artifact.name) wire.name = artifact.name
-  if (artifact.description) wire.description = artifact.description
-  if (artifact.metadata) wire.metadata = artifact.metadata
-  if (artifact.extensions?.length) wire.extensions = artifact.extensions
-  return wire
-}
+export const artifactToV03 = (artifact: A2aArtifact): V03RestArtifact => convertArtifact(artifact, partToV03)
 
-export const taskToV03 = (task: A2aTask): V03RestTask => {
-  const wire: V03RestTask = { id: task.id, contextId: task.contextId, status: statusToV03(task.status) }
-  if (task.artifacts?.length) wire.artifacts = task.artifacts.map(artifactToV03)
-  if (task.history?.length) wire.history = task.history.map(messageToV03)
-  if (task.metadata) wire.metadata = task.metadata
-  return wire
-}
+export const taskToV03 = (task: A2aTask): V03RestTask =>
+  convertTask(task, { status: statusToV03, artifact: artifactToV03, message: messageToV03 })
 
 /** One stream item; `final` (a status update's) is set by the caller, who knows whether the stream ends with it. */
 export const streamResponseToV03 = (response: StreamResponse, final = false): V03RestStreamResponse => {

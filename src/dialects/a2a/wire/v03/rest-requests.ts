@@ -1,19 +1,19 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import { SwitchboardError } from '../../../../model/errors.ts'
 import { isObject } from '../../../../model/json.ts'
-import { compileSchema } from '../../../../schema/json-schema.ts'
-import { protoJsonReader } from '../read.ts'
+import { requestCheck } from '../requests.ts'
 import type { A2aAgentCard, TaskPushNotificationConfig } from '../shapes.ts'
+import { fromV03PushConfig } from './from-v03.ts'
 import { messageFromV03, messageToV03 } from './rest-objects.ts'
 import {
   type V03RestAgentCard,
   V03RestCreatePushConfigRequest,
-  type V03RestPushNotificationConfig,
   type V03RestSendMessageConfiguration,
   V03RestSendMessageRequest,
   type V03RestTaskPushNotificationConfig,
   V03RestTaskPushNotificationConfig as V03TaskPushConfigShape,
 } from './rest-shapes.ts'
+import { toV03PushConfig } from './to-v03.ts'
 
 /**
  * The 0.3 HTTP+JSON requests ⇄ the 1.0 request messages `A2aOperations` takes. A 0.3 body is
@@ -24,49 +24,20 @@ import {
 /** A 1.0 request message, or a 0.3 body, before (or as well as) its schema check. */
 type Wire = Record<string, unknown>
 
+/** The 1.0 request check (ProtoJSON names, then the schema), for a body that must be an object. */
 const check = <S extends TSchema>(schema: S, what: string): ((value: unknown) => Static<S>) => {
-  const validate = compileSchema(schema)
-  const read = protoJsonReader(schema)
+  const checked = requestCheck(schema, what)
   return (value) => {
     if (!isObject(value)) {
       throw new SwitchboardError('INVALID_REQUEST', `the body must be a JSON object (the A2A 0.3 ${what})`)
     }
-    const { message, violations: naming } = read(value)
-    const violations = [...naming, ...validate(message, '')]
-    if (violations.length > 0) {
-      throw new SwitchboardError(
-        'INVALID_REQUEST',
-        `invalid ${what}: ${violations.map((v) => v.description).join('; ')}`,
-        { violations },
-      )
-    }
-    return message as Static<S>
+    return checked(value)
   }
 }
 
 const checkSend = check(V03RestSendMessageRequest, 'SendMessageRequest')
 const checkCreatePush = check(V03RestCreatePushConfigRequest, 'CreateTaskPushNotificationConfigRequest')
 const checkTaskPushConfig = check(V03TaskPushConfigShape, 'TaskPushNotificationConfig')
-
-/** A 0.3 push config as the 1.0 flat one; 1.0 authenticates with one scheme, the first listed. */
-const pushConfigFromV03 = (config: V03RestPushNotificationConfig): TaskPushNotificationConfig => {
-  const flat: TaskPushNotificationConfig = { url: config.url }
-  if (config.id) flat.id = config.id
-  if (config.token) flat.token = config.token
-  const auth = config.authentication
-  if (auth && (auth.schemes.length > 0 || auth.credentials)) {
-    const scheme = auth.schemes[0]
-    if (scheme === undefined) {
-      throw new SwitchboardError(
-        'INVALID_REQUEST',
-        'pushNotificationConfig.authentication has credentials but no schemes: name the scheme they are for',
-        { violations: [{ field: '/authentication/schemes', description: 'must name at least one scheme' }] },
-      )
-    }
-    flat.authentication = { scheme, ...(auth.credentials && { credentials: auth.credentials }) }
-  }
-  return flat
-}
 
 /**
  * The 1.0 SendMessageRequest of a 0.3 one. `blocking` follows the proto (false when the
@@ -81,7 +52,11 @@ export const sendRequestFromV03 = (body: unknown): Wire => {
   if (given?.acceptedOutputModes?.length) configuration.acceptedOutputModes = given.acceptedOutputModes
   if (given?.historyLength) configuration.historyLength = given.historyLength
   if (given?.pushNotification)
-    configuration.taskPushNotificationConfig = pushConfigFromV03(given.pushNotification)
+    configuration.taskPushNotificationConfig = fromV03PushConfig(
+      given.pushNotification,
+      undefined,
+      '/configuration/pushNotification',
+    )
   return {
     message: messageFromV03(request.message),
     configuration,
@@ -110,23 +85,16 @@ export const createPushConfigFromV03 = (body: unknown, taskId: string): Wire => 
   } else {
     config = checkTaskPushConfig(body)
   }
-  const flat = pushConfigFromV03(config.pushNotificationConfig)
+  const flat = fromV03PushConfig(config.pushNotificationConfig)
   const id = configId ?? flat.id ?? configIdOfName(config.name)
   return { ...flat, ...(id && { id }), taskId }
 }
 
 /** A 1.0 push config as 0.3 shows it: wrapped, named by its resource name. */
 export const pushConfigToV03 = (config: TaskPushNotificationConfig): V03RestTaskPushNotificationConfig => {
-  const inner: V03RestPushNotificationConfig = { url: config.url }
-  if (config.id) inner.id = config.id
-  if (config.token) inner.token = config.token
-  if (config.authentication) {
-    const { scheme, credentials } = config.authentication
-    inner.authentication = { schemes: [scheme], ...(credentials && { credentials }) }
-  }
   return {
     name: `tasks/${config.taskId ?? ''}/pushNotificationConfigs/${config.id ?? ''}`,
-    pushNotificationConfig: inner,
+    pushNotificationConfig: toV03PushConfig(config),
   }
 }
 

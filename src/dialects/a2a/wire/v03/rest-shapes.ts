@@ -1,5 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { enumOf, jsonObject } from '../../../../schema/typebox.ts'
+// The PushNotificationConfig message is the same on both 0.3 bindings: one declaration.
+import { V03PushConfig } from './shapes.ts'
 
 /**
  * The A2A 0.3 HTTP+JSON bodies: the ProtoJSON of the 0.3 proto (package `a2a.v1`, what
@@ -129,24 +131,10 @@ export const V03RestSendMessageResponse = Type.Union([
 ])
 export type V03RestSendMessageResponse = Static<typeof V03RestSendMessageResponse>
 
-export const V03RestAuthenticationInfo = Type.Object({
-  schemes: Type.Array(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
-  credentials: Type.Optional(Type.String({ pattern: '^[^\\r\\n]*$', maxLength: 8192 })),
-})
-export type V03RestAuthenticationInfo = Static<typeof V03RestAuthenticationInfo>
-
-export const V03RestPushNotificationConfig = Type.Object({
-  id: Type.Optional(Ref),
-  url: Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048 }),
-  token: Type.Optional(Type.String({ maxLength: 4096 })),
-  authentication: Type.Optional(V03RestAuthenticationInfo),
-})
-export type V03RestPushNotificationConfig = Static<typeof V03RestPushNotificationConfig>
-
 /** `name` is the resource name `tasks/{taskId}/pushNotificationConfigs/{configId}`. */
 export const V03RestTaskPushNotificationConfig = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 600 })),
-  pushNotificationConfig: V03RestPushNotificationConfig,
+  pushNotificationConfig: V03PushConfig,
 })
 export type V03RestTaskPushNotificationConfig = Static<typeof V03RestTaskPushNotificationConfig>
 
@@ -171,7 +159,7 @@ export type V03RestListPushConfigsResponse = Static<typeof V03RestListPushConfig
 
 export const V03RestSendMessageConfiguration = Type.Object({
   acceptedOutputModes: Type.Optional(Strings),
-  pushNotification: Type.Optional(V03RestPushNotificationConfig),
+  pushNotification: Type.Optional(V03PushConfig),
   /** 0 (the proto default) means no limit. */
   historyLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   /** false (the proto default) answers at once; true waits for a terminal or interrupted state. */

@@ -11,6 +11,7 @@ import type {
   StreamResponse,
   TaskPushNotificationConfig,
 } from '../shapes.ts'
+import { convertArtifact, convertStatus, convertTask, messageFields } from './same-fields.ts'
 import type {
   V03Artifact,
   V03Message,
@@ -54,49 +55,23 @@ export const toV03Part = (part: A2aPart): V03Part => {
   return { kind: 'data', data, ...metadata }
 }
 
-export const toV03Message = (message: A2aMessage): V03Message => {
-  const wire: V03Message = {
-    kind: 'message',
-    messageId: message.messageId,
-    role: message.role === 'ROLE_AGENT' ? 'agent' : 'user',
-    parts: message.parts.map(toV03Part),
-  }
-  if (message.contextId) wire.contextId = message.contextId
-  if (message.taskId) wire.taskId = message.taskId
-  if (message.referenceTaskIds?.length) wire.referenceTaskIds = message.referenceTaskIds
-  if (message.extensions?.length) wire.extensions = message.extensions
-  if (message.metadata) wire.metadata = message.metadata
-  return wire
-}
+export const toV03Message = (message: A2aMessage): V03Message => ({
+  kind: 'message',
+  messageId: message.messageId,
+  role: message.role === 'ROLE_AGENT' ? 'agent' : 'user',
+  parts: message.parts.map(toV03Part),
+  ...messageFields(message),
+})
 
-export const toV03Status = (status: A2aTaskStatus): V03TaskStatus => {
-  const wire: V03TaskStatus = { state: toV03State(status.state) }
-  if (status.message) wire.message = toV03Message(status.message)
-  if (status.timestamp) wire.timestamp = status.timestamp
-  return wire
-}
+export const toV03Status = (status: A2aTaskStatus): V03TaskStatus =>
+  convertStatus(status, toV03State, toV03Message)
 
-export const toV03Artifact = (artifact: A2aArtifact): V03Artifact => {
-  const wire: V03Artifact = { artifactId: artifact.artifactId, parts: artifact.parts.map(toV03Part) }
-  if (artifact.name !== undefined) wire.name = artifact.name
-  if (artifact.description !== undefined) wire.description = artifact.description
-  if (artifact.metadata) wire.metadata = artifact.metadata
-  if (artifact.extensions?.length) wire.extensions = artifact.extensions
-  return wire
-}
+export const toV03Artifact = (artifact: A2aArtifact): V03Artifact => convertArtifact(artifact, toV03Part)
 
-export const toV03Task = (task: A2aTask): V03Task => {
-  const wire: V03Task = {
-    kind: 'task',
-    id: task.id,
-    contextId: task.contextId,
-    status: toV03Status(task.status),
-  }
-  if (task.artifacts?.length) wire.artifacts = task.artifacts.map(toV03Artifact)
-  if (task.history?.length) wire.history = task.history.map(toV03Message)
-  if (task.metadata) wire.metadata = task.metadata
-  return wire
-}
+export const toV03Task = (task: A2aTask): V03Task => ({
+  kind: 'task',
+  ...convertTask(task, { status: toV03Status, artifact: toV03Artifact, message: toV03Message }),
+})
 
 export const toV03SendResult = (response: SendMessageResponse): V03SendResult =>
   'task' in response ? toV03Task(response.task) : toV03Message(response.message)
