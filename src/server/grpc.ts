@@ -34,12 +34,17 @@ export const grpcPortOf = (options: GrpcOptions | undefined, httpPort: number): 
 /** How often the health service asks the store whether the server is ready (like /readyz). */
 const HEALTH_POLL_MS = 5_000
 
-/** Certificates that never change, for grpc-js's certificate-provider credentials. */
+/**
+ * Certificates that never change, for grpc-js's certificate-provider credentials. They are handed
+ * over on the next microtask: grpc-js registers the server's watcher only after asking for them,
+ * and a synchronous answer would reach nobody.
+ */
 const staticProvider = (identity: { certificate: Buffer; privateKey: Buffer } | null, ca: Buffer | null) => ({
   addCaCertificateListener: (listener: (update: { caCertificate: Buffer } | null) => void) =>
-    listener(ca && { caCertificate: ca }),
+    queueMicrotask(() => listener(ca && { caCertificate: ca })),
   removeCaCertificateListener() {},
-  addIdentityCertificateListener: (listener: (update: typeof identity) => void) => listener(identity),
+  addIdentityCertificateListener: (listener: (update: typeof identity) => void) =>
+    queueMicrotask(() => listener(identity)),
   removeIdentityCertificateListener() {},
 })
 
