@@ -45,7 +45,9 @@ const listServices = (server: TestServer): Promise<string[] | number> => {
   )
   return new Promise((resolve) => {
     const call = (
-      client as unknown as { serverReflectionInfo: () => NodeJS.ReadWriteStream }
+      client as unknown as {
+        serverReflectionInfo: () => import('@grpc/grpc-js').ClientDuplexStream<object, object>
+      }
     ).serverReflectionInfo()
     call.on('data', (response: { listServicesResponse?: { service: { name: string }[] } }) => {
       resolve(response.listServicesResponse?.service.map((s) => s.name) ?? [])
