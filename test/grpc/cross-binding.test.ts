@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import type { JsonValue } from '@bufbuild/protobuf'
 import type { Client } from '@grpc/grpc-js'
 import { http, rpc, startA2a, type TestServer } from '../a2a/helpers.ts'
 import { checkA2a } from '../helpers/a2a-schema.ts'
@@ -23,7 +24,7 @@ after(async () => {
 })
 
 type Task = { id: string; contextId: string; status: { state: string }; history?: unknown[] }
-const message = (parts: unknown[], extra: object = {}) => ({
+const message = (parts: JsonValue[], extra: Record<string, JsonValue> = {}) => ({
   messageId: randomUUID(),
   role: 'ROLE_USER',
   parts,

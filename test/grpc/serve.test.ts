@@ -73,10 +73,7 @@ describe('the gRPC port', () => {
     const port = await freePortPair()
     const child = await spawnServer(['--port', String(port)])
     try {
-      assert.match(
-        child.output(),
-        new RegExp(`A2A gRPC \\(all agents\\): +\\S+:${port + 1} `),
-      )
+      assert.match(child.output(), new RegExp(`A2A gRPC \\(all agents\\): +\\S+:${port + 1} `))
       const card = (await (
         await fetch(`${child.url}/agents/long-runner/.well-known/agent-card.json`)
       ).json()) as {

@@ -10,13 +10,31 @@ import { after, before, describe, it } from 'node:test'
 import type { JsonValue } from '@bufbuild/protobuf'
 import { type Client, Metadata, status } from '@grpc/grpc-js'
 import { EVENT_SEQ_KEY, GRPC_METADATA } from '../../src/dialects/a2a/wire/grpc-service.ts'
-import { startA2a, type TestServer } from '../a2a/helpers.ts'
+import type { TaskListener } from '../../src/events/contract.ts'
+import { LocalBus } from '../../src/events/local-bus.ts'
+import { eventually, startA2a, type TestServer } from '../a2a/helpers.ts'
 import { callAny, grpcAddressOf, metadataOf, rawClient, requestOf, stream } from './helpers.ts'
 
+/** A bus that counts its open subscriptions: a stream that ended must leave none behind. */
+class CountingBus extends LocalBus {
+  open = 0
+  override subscribe(taskId: string, listener: TaskListener): () => void {
+    this.open += 1
+    const unsubscribe = super.subscribe(taskId, listener)
+    let done = false
+    return () => {
+      if (!done) this.open -= 1
+      done = true
+      unsubscribe()
+    }
+  }
+}
+
+const bus = new CountingBus()
 let server: TestServer
 let client: Client
 before(async () => {
-  server = await startA2a()
+  server = await startA2a({ bus })
   client = rawClient(grpcAddressOf(server))
 })
 after(async () => {
@@ -51,6 +69,7 @@ const subscribe = (id: string, metadata = new Metadata()) => ({
 describe('gRPC streams', () => {
   it('a stream cut by the client resumes with last-event-id: nothing lost, nothing repeated', async () => {
     const id = await startRunner(8, 60)
+    const before = bus.open
     const first = subscribe(id)
     let cutAt: number | undefined
     let sequenced = 0
@@ -64,6 +83,10 @@ describe('gRPC streams', () => {
       call.cancel()
     })
     assert.equal(cut.error?.code, status.CANCELLED)
+    await eventually(
+      async () => (bus.open <= before ? true : undefined),
+      'the cut stream’s subscription to close',
+    )
     assert.ok(cutAt !== undefined, 'cut after a sequenced update')
     const snapshotSeq = Number(cut.initial?.get(GRPC_METADATA.eventSeq)[0])
     assert.ok(Number.isSafeInteger(snapshotSeq), 'the initial metadata names the snapshot’s sequence')
@@ -119,10 +142,15 @@ describe('gRPC streams', () => {
 
   it('a deadline ends a stream with DEADLINE_EXCEEDED; the task runs on', async () => {
     const id = await startRunner(1000, 20)
+    const before = bus.open
     const { request, metadata } = subscribe(id)
     const result = await stream(client, 'subscribeToTask', request, metadata, { deadline: Date.now() + 300 })
     assert.equal(result.error?.code, status.DEADLINE_EXCEEDED)
     assert.ok(result.messages.length >= 1, 'the stream had started')
+    await eventually(
+      async () => (bus.open <= before ? true : undefined),
+      'the subscription to close at the deadline',
+    )
     const { response } = await callAny(client, 'getTask', { tenant: 'long-runner', id })
     assert.equal((response as { status: { state: string } }).status.state, 'TASK_STATE_WORKING')
     await callAny(client, 'cancelTask', { tenant: 'long-runner', id })

@@ -29,7 +29,10 @@ const peerOf = (call: Call): GrpcPeer => {
   }
 }
 
-/** The call's cancellation (by the client, or its deadline) as a signal: it ends waits and streams. */
+/**
+ * The call's end as a signal: grpc-js reports the client's cancellation and a passed deadline
+ * alike as `cancelled`; the wait or stream behind the call stops, and its subscription is freed.
+ */
 const signalOf = (call: Call): AbortSignal => {
   const controller = new AbortController()
   if (call.cancelled) controller.abort()
@@ -60,15 +63,14 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
   const prepare = callPreparer(options)
   const { server } = options
 
-  const unary =
-    (
-      name: string,
-      run: (operations: A2aOperations, request: Request, signal: AbortSignal) => Promise<unknown>,
-      /** The card's 0.3 fields (served beside 1.0 on HTTP) have no proto field: they are left out. */
-      ignoreUnknownFields = false,
-    ) =>
-    (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
-      const method = methodOf(name)
+  const unary = (
+    name: string,
+    run: (operations: A2aOperations, request: Request, signal: AbortSignal) => Promise<unknown>,
+    /** The card's 0.3 fields (served beside 1.0 on HTTP) have no proto field: they are left out. */
+    ignoreUnknownFields = false,
+  ) => {
+    const method = methodOf(name)
+    return (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
       const signal = signalOf(call)
       const answer = async () => {
         const request = toJson(method.input as DescMessage, call.request) as Request
@@ -82,19 +84,19 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
         (error: unknown) => callback(toGrpcError(error, server.logger)),
       )
     }
+  }
 
-  const streaming =
-    (
-      name: string,
-      open: (
-        operations: A2aOperations,
-        request: Request,
-        peer: GrpcPeer,
-        signal: AbortSignal,
-      ) => Promise<{ items: AsyncGenerator<StreamItem>; resumed: boolean }>,
-    ) =>
-    (call: ServerWritableStream<Message, Message>) => {
-      const method = methodOf(name)
+  const streaming = (
+    name: string,
+    open: (
+      operations: A2aOperations,
+      request: Request,
+      peer: GrpcPeer,
+      signal: AbortSignal,
+    ) => Promise<{ items: AsyncGenerator<StreamItem>; resumed: boolean }>,
+  ) => {
+    const method = methodOf(name)
+    return (call: ServerWritableStream<Message, Message>) => {
       const signal = signalOf(call)
       const start = async () => {
         const request = toJson(method.input as DescMessage, call.request) as Request
@@ -116,6 +118,7 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
         },
       )
     }
+  }
 
   return {
     sendMessage: unary('SendMessage', (ops, request, signal) => ops.sendMessage(request, signal)),
