@@ -79,10 +79,10 @@ const descriptorsOf = (file: DescFile, seen = new Map<string, Buffer>()): Buffer
 export interface SwitchboardGrpc {
   /** Binds the port (after the HTTP server) and starts serving; resolves with the bound port. */
   listen(): Promise<number>
+  /** Once the engine runs: health follows readiness from now on (NOT_SERVING until then). */
+  startHealth(): Promise<void>
   /** `host:port` as the cards publish it, once listening. */
   address(): string | undefined
-  /** Whether the health service says SERVING, from the readiness check. */
-  setServing(serving: boolean): void
   close(): Promise<void>
 }
 
@@ -118,9 +118,7 @@ export const createGrpcServer = (options: {
     health.setStatus('', state)
     health.setStatus(A2A_GRPC_SERVICE_NAME, state)
   }
-  const check = () => {
-    options.ready().then(setServing, () => setServing(false))
-  }
+  const check = () => options.ready().then(setServing, () => setServing(false))
   return {
     async listen() {
       const host = options.host.includes(':') ? `[${options.host}]` : options.host
@@ -131,12 +129,13 @@ export const createGrpcServer = (options: {
             : resolve(bound),
         ),
       )
-      check()
-      poll = setInterval(check, HEALTH_POLL_MS).unref()
       return port
     },
+    async startHealth() {
+      await check()
+      poll = setInterval(check, HEALTH_POLL_MS).unref()
+    },
     address: () => (port === undefined ? undefined : `${options.publicHost()}:${port}`),
-    setServing,
     async close() {
       clearInterval(poll)
       setServing(false)

@@ -356,6 +356,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       })
       worker.start()
       sweeper.start()
+      await grpc?.startHealth()
       return publicUrl()
     },
     url: publicUrl,
