@@ -8,8 +8,10 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { type Client, credentials, status } from '@grpc/grpc-js'
+import { defineAgent } from '../../src/agent/define.ts'
+import { demoAgents } from '../../src/demo/index.ts'
 import { createApiKey } from '../../src/identity/api-keys.ts'
-import { rpc, startA2a, type TestServer } from '../a2a/helpers.ts'
+import { echoAgent, rpc, startA2a, type TestServer } from '../a2a/helpers.ts'
 import { createPki, type Pki } from '../identity/pki.ts'
 import { callAny, detailsOf, grpcAddressOf, metadataOf, rawClient } from './helpers.ts'
 
@@ -19,6 +21,20 @@ const send = (tenant: string) => ({
 })
 const bearer = (key: string) => metadataOf({ authorization: `Bearer ${key}` })
 
+const vip = defineAgent({
+  id: '7a1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0',
+  slug: 'vip',
+  name: 'VIP',
+  description: 'Shows members more than the public.',
+  skills: [{ id: 'public', name: 'Public', description: 'For everyone.', tags: ['public'] }],
+  extendedCard: {
+    description: 'The members-only skill too.',
+    skills: [{ id: 'members', name: 'Members only', description: 'For members.', tags: ['members'] }],
+  },
+  inputSchema: { type: 'object' },
+  handler: () => ({ ok: true }),
+})
+
 describe('gRPC callers by API key', () => {
   let server: TestServer
   let client: Client
@@ -27,6 +43,7 @@ describe('gRPC callers by API key', () => {
   let carol: string
   before(async () => {
     server = await startA2a({
+      agents: [...demoAgents, vip, echoAgent],
       identity: { apiKeys: { header: 'x-api-key' } },
       access: { echo: { principals: ['alice', 'bob'] } },
     })
@@ -71,6 +88,31 @@ describe('gRPC callers by API key', () => {
     assert.equal(elsewhere.error, undefined, 'the rule is per agent')
   })
 
+  it('GetExtendedAgentCard: the extended card for a caller with a key, UNAUTHENTICATED without', async () => {
+    const { response, error } = await callAny(
+      client,
+      'getExtendedAgentCard',
+      { tenant: 'vip' },
+      bearer(alice),
+    )
+    assert.equal(error, undefined, error?.details)
+    const card = response as {
+      description: string
+      skills: { id: string }[]
+      supportedInterfaces: { protocolBinding: string; tenant?: string }[]
+      securitySchemes: Record<string, unknown>
+    }
+    assert.equal(card.description, 'The members-only skill too.')
+    assert.deepEqual(
+      card.skills.map((skill) => skill.id),
+      ['public', 'members'],
+    )
+    assert.ok(card.supportedInterfaces.some((i) => i.protocolBinding === 'GRPC' && i.tenant === 'vip'))
+    assert.ok(Object.keys(card.securitySchemes).length > 0, 'the 1.0 security schemes, as protobuf')
+    const anonymous = await callAny(client, 'getExtendedAgentCard', { tenant: 'vip' })
+    assert.equal(anonymous.error?.code, status.UNAUTHENTICATED)
+  })
+
   it('the request tenant only routes: it never widens the caller’s own tenant', async () => {
     const created = await callAny(client, 'sendMessage', send('echo'), bearer(alice))
     const id = (created.response as { task: { id: string } }).task.id
@@ -109,6 +151,33 @@ describe('the rate limit on gRPC', () => {
     } finally {
       client.close()
       await server.close()
+    }
+  })
+})
+
+describe('gRPC over TLS without client certificates', () => {
+  it('serves TLS with the HTTP certificate; a plaintext client cannot connect', async () => {
+    const pki = createPki()
+    const caPath = pki.ca('plain-ca')
+    const cert = pki.issue({
+      ca: caPath,
+      name: 'server',
+      subject: '/CN=127.0.0.1',
+      extensions: 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth',
+    })
+    const server = await startA2a({ tls: { cert: pki.read(cert.cert), key: pki.read(cert.key) } })
+    const secure = rawClient(grpcAddressOf(server), credentials.createSsl(Buffer.from(pki.read(caPath))))
+    const plain = rawClient(grpcAddressOf(server))
+    try {
+      const { error } = await callAny(secure, 'listTasks', { tenant: 'echo' })
+      assert.equal(error, undefined, error?.details)
+      const refused = await callAny(plain, 'listTasks', { tenant: 'echo' })
+      assert.equal(refused.error?.code, status.UNAVAILABLE)
+    } finally {
+      secure.close()
+      plain.close()
+      await server.close()
+      pki.remove()
     }
   })
 })
