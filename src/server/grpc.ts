@@ -96,12 +96,14 @@ export const createGrpcServer = (options: {
   /** The host clients reach the server at (the public URL's), for the cards. */
   publicHost: () => string
   tls: TlsOptions | undefined
+  /** The largest request message accepted, in bytes: the HTTP body limit (grpc-js: RESOURCE_EXHAUSTED past it). */
+  maxMessageBytes: number
   reflection: boolean
   binding: A2aGrpcOptions
   ready: () => Promise<boolean>
   logger: EngineLogger
 }): SwitchboardGrpc => {
-  const server = new Server()
+  const server = new Server({ 'grpc.max_receive_message_length': options.maxMessageBytes })
   server.addService(a2aGrpcService, a2aGrpcImplementation(options.binding))
   const health = new HealthImplementation({ '': 'NOT_SERVING', [A2A_GRPC_SERVICE_NAME]: 'NOT_SERVING' })
   health.addToServer(server)

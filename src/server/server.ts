@@ -321,6 +321,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       host,
       publicHost: () => new URL(publicUrl()).hostname,
       tls: options.tls,
+      maxMessageBytes: bodyLimit,
       reflection: options.grpc?.reflection ?? false,
       binding: grpcAccess({
         server,

@@ -266,3 +266,29 @@ describe('A2A errors on gRPC', () => {
     }
   })
 })
+
+describe('what gRPC itself refuses', () => {
+  it('a request message over the body limit: RESOURCE_EXHAUSTED; an unknown method: UNIMPLEMENTED', async () => {
+    const small = await startA2a({ bodyLimit: 4096 })
+    const smallClient = rawClient(grpcAddressOf(small))
+    try {
+      const big = await callAny(smallClient, 'sendMessage', at(GEN, message([{ text: 'x'.repeat(8192) }])))
+      assert.equal(big.error?.code, status.RESOURCE_EXHAUSTED)
+      const fits = await callAny(smallClient, 'listTasks', at(GEN, {}))
+      assert.equal(fits.error, undefined)
+      const unknown = await new Promise<number | undefined>((resolve) =>
+        smallClient.makeUnaryRequest(
+          '/lf.a2a.v1.A2AService/NoSuchMethod',
+          (value: Buffer) => value,
+          (value: Buffer) => value,
+          Buffer.alloc(0),
+          (error) => resolve(error?.code),
+        ),
+      )
+      assert.equal(unknown, status.UNIMPLEMENTED)
+    } finally {
+      smallClient.close()
+      await small.close()
+    }
+  })
+})
