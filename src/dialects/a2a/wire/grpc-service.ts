@@ -30,9 +30,7 @@ export const GRPC_METADATA = {
  */
 export const EVENT_SEQ_KEY = 'switchboard.eventSeq'
 
-type AnyMethod = DescMethod
-
-const definitionOf = (method: AnyMethod): MethodDefinition<unknown, unknown> => ({
+const definitionOf = (method: DescMethod): MethodDefinition<unknown, unknown> => ({
   path: `/${A2AService.typeName}/${method.name}`,
   requestStream: false,
   responseStream: method.methodKind === 'server_streaming',
