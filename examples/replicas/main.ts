@@ -78,6 +78,9 @@ const startReplica = (name: string, store: string, port: number, publicUrl: stri
   const args = ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--store', store, '--port', String(port)]
   // Links in cards and payloads name the proxy, which is where clients reach every replica.
   args.push('--public-url', publicUrl, '--lease-ms', '5000')
+  // The proxy carries HTTP only, and the replicas' ports are any free ones (port + 1 may be taken):
+  // no gRPC here, so no card offers an interface the proxy cannot reach.
+  args.push('--grpc-port', 'off')
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   let listening = false
   let early = ''
