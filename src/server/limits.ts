@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { CallerIdentity } from '../model/caller.ts'
 import { SwitchboardError } from '../model/errors.ts'
 
 /** Abuse limits per principal (docs/security/limits.md). 0 turns a limit off. */
@@ -81,32 +82,47 @@ export class TokenBuckets {
   }
 }
 
+/** Takes one request of a caller from its bucket, or throws RATE_LIMITED with the seconds to wait. */
+export type RateLimit = (caller: CallerIdentity, address: string) => void
+
 /**
- * The request rate limit: after authentication (its hook is registered after it), per principal,
- * on every route but the public ones (cards, probes). Callers without credentials share one
- * principal, so they are told apart by address.
+ * The request rate limit of a server, per principal, shared by every binding (HTTP and gRPC draw
+ * from the same buckets). Callers without credentials share one principal, so they are told apart
+ * by address. Undefined when there is no limit.
  */
-export const registerRateLimit = (
-  app: FastifyInstance,
-  limits: Required<LimitsOptions>,
-  now?: () => number,
-): void => {
-  if (limits.requestsPerMinute <= 0) return
+export const rateLimitOf = (limits: Required<LimitsOptions>, now?: () => number): RateLimit | undefined => {
+  if (limits.requestsPerMinute <= 0) return undefined
   const buckets = new TokenBuckets({
     perMinute: limits.requestsPerMinute,
     burst: limits.burst,
     ...(now && { now }),
   })
-  app.addHook('onRequest', async (request, reply) => {
-    const { caller } = request
-    if (request.routeOptions.config?.public === true || !caller) return
-    const key = caller.method === 'none' ? `ip:${request.ip}` : `${caller.tenant}\u0000${caller.principal}`
+  return (caller, address) => {
+    const key = caller.method === 'none' ? `ip:${address}` : `${caller.tenant}\u0000${caller.principal}`
     const waitMs = buckets.take(key)
     if (waitMs === 0) return
     const seconds = Math.ceil(waitMs / 1000)
-    reply.header('retry-after', String(seconds))
     throw new SwitchboardError('RATE_LIMITED', `too many requests from this caller; retry in ${seconds} s`, {
       retryAfterSeconds: seconds,
     })
+  }
+}
+
+/**
+ * The request rate limit on HTTP: after authentication (its hook is registered after it), on
+ * every route but the public ones (cards, probes).
+ */
+export const registerRateLimit = (app: FastifyInstance, rateLimit: RateLimit | undefined): void => {
+  if (!rateLimit) return
+  app.addHook('onRequest', async (request, reply) => {
+    const { caller } = request
+    if (request.routeOptions.config?.public === true || !caller) return
+    try {
+      rateLimit(caller, request.ip)
+    } catch (error) {
+      const seconds = (error as SwitchboardError).details?.retryAfterSeconds
+      if (seconds !== undefined) reply.header('retry-after', String(seconds))
+      throw error
+    }
   })
 }

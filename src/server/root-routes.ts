@@ -5,6 +5,27 @@ import type { AgentMount, ServerContext } from '../web/context.ts'
 /** How long /readyz waits for the task store before it answers 503. */
 const READY_TIMEOUT_MS = 2_000
 
+/**
+ * Readiness, for /readyz and the gRPC health service: the task store answers within
+ * READY_TIMEOUT_MS (rejects with its error, or with a timeout).
+ */
+export const pingStore = async (server: Pick<ServerContext, 'engine'>): Promise<void> => {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      server.engine.store.ping(),
+      new Promise((_resolve, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)),
+          READY_TIMEOUT_MS,
+        )
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** Where a visitor of the root reads how to talk to the agents: paths in the Switchboard package, and the spec. */
 const DOCS = {
   clawpedia: 'docs/clawpedia.md',
@@ -58,17 +79,8 @@ export const rootRoutes = async (
 
   // Readiness: the task store answers within READY_TIMEOUT_MS; route traffic here only then.
   app.get('/readyz', PUBLIC_ROUTE, async (_request, reply) => {
-    let timer: NodeJS.Timeout | undefined
     try {
-      await Promise.race([
-        server.engine.store.ping(),
-        new Promise((_resolve, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)),
-            READY_TIMEOUT_MS,
-          )
-        }),
-      ])
+      await pingStore(server)
       return { status: 'ready' }
     } catch (error) {
       if ((error as { code?: unknown }).code === 'STORAGE_FULL') {
@@ -81,8 +93,6 @@ export const rootRoutes = async (
         status: 'unavailable',
         error: { code: 'UNAVAILABLE', message: 'the task store did not answer; retry shortly' },
       })
-    } finally {
-      clearTimeout(timer)
     }
   })
 }

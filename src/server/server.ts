@@ -38,13 +38,15 @@ import {
   identityWithTls,
   type TlsOptions,
 } from './exposure.ts'
+import { createGrpcServer, type GrpcOptions, grpcPortOf, type SwitchboardGrpc } from './grpc.ts'
+import { grpcAccess } from './grpc-access.ts'
 import { registerJsonParsers } from './json-body.ts'
-import { type LimitsOptions, limitsOf, registerRateLimit } from './limits.ts'
+import { type LimitsOptions, limitsOf, rateLimitOf, registerRateLimit } from './limits.ts'
 import { openStore } from './open-store.ts'
 import { registerOversizedBodyDrain } from './oversized-body.ts'
 import { pushRenderers } from './push-renderers.ts'
 import { createServerLogger } from './redaction.ts'
-import { rootRoutes } from './root-routes.ts'
+import { pingStore, rootRoutes } from './root-routes.ts'
 import { type SecretsOptions, sealedStoreOf } from './secrets.ts'
 
 export interface SwitchboardOptions {
@@ -89,6 +91,8 @@ export interface SwitchboardOptions {
    * past it the key is forgotten. Default LIMITS.idempotencyWindowMs (24 h).
    */
   idempotencyWindowMs?: number
+  /** The gRPC binding of A2A 1.0: its port (default HTTP port + 1, or `off`) and reflection. */
+  grpc?: GrpcOptions
   /** Who may call: authenticators and whether callers without credentials are served. */
   identity?: IdentityOptions
   /** Requests per minute and open tasks per principal (docs/security/limits.md); default: none on loopback, generous elsewhere. */
@@ -147,6 +151,8 @@ export interface Switchboard {
   /** Starts listening; resolves with the public base URL. */
   listen(): Promise<string>
   url(): string
+  /** `host:port` of the gRPC binding once listening; undefined when gRPC is off. */
+  grpcAddress(): string | undefined
   close(): Promise<void>
 }
 
@@ -202,6 +208,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const dispatcher = createGuardedDispatcher(policy)
   const replicaId = options.engine?.replicaId ?? `replica-${process.pid}-${Date.now().toString(36)}`
   let port = options.port ?? DEFAULTS.port
+  const grpcPort = grpcPortOf(options.grpc, port)
+  let grpc: SwitchboardGrpc | undefined
   const publicUrl = (): string =>
     (
       options.publicUrl ??
@@ -248,6 +256,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     heartbeats,
     stallMs: options.stallMs ?? DEFAULTS.stallMs,
     publicUrl,
+    grpcAddress: () => grpc?.address(),
     startedAt: new Date(),
     logger,
     a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
@@ -281,7 +290,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   registerJsonParsers(app)
   registerOversizedBodyDrain(app, bodyLimit)
   registerAuthentication(app, authentication, logger)
-  registerRateLimit(app, limits)
+  const rateLimit = rateLimitOf(limits)
+  registerRateLimit(app, rateLimit)
 
   const mounts: AgentMount[] = agents.all().map((agent) => {
     const prefix = `/agents/${agent.definition.slug}`
@@ -305,6 +315,26 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     )
   }
 
+  if (grpcPort !== undefined) {
+    grpc = createGrpcServer({
+      port: grpcPort,
+      host,
+      publicHost: () => new URL(publicUrl()).hostname,
+      tls: options.tls,
+      reflection: options.grpc?.reflection ?? false,
+      binding: grpcAccess({
+        server,
+        mounts,
+        defaultMount,
+        authentication,
+        access: options.access,
+        rateLimit,
+      }),
+      ready: () => pingStore(server).then(() => true),
+      logger,
+    })
+  }
+
   return {
     app,
     engine,
@@ -314,8 +344,13 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await app.listen({ host, port })
       const address = app.server.address()
       if (address && typeof address === 'object') port = address.port
+      await grpc?.listen().catch(async (error: unknown) => {
+        await app.close()
+        throw error
+      })
       // A server whose engine cannot start must not go on taking requests it will never run.
       await engine.start().catch(async (error: unknown) => {
+        await grpc?.close()
         await app.close()
         throw error
       })
@@ -324,9 +359,11 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       return publicUrl()
     },
     url: publicUrl,
+    grpcAddress: () => grpc?.address(),
     async close() {
       heartbeats.closeAll()
       await engine.stop()
+      await grpc?.close()
       await app.close()
       await worker.stop({ drainMs })
       await sweeper.stop()

@@ -12,6 +12,8 @@ export interface ServerContext {
   stallMs: number
   /** The absolute URL clients reach this server at (known once it listens). */
   publicUrl(): string
+  /** `host:port` of the gRPC binding, once it listens; undefined when gRPC is off. */
+  grpcAddress?(): string | undefined
   /** When Switchboard started serving; the cards' Last-Modified. */
   startedAt: Date
   logger: EngineLogger

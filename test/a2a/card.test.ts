@@ -19,12 +19,14 @@ const cardOf = async (base: string) => {
 }
 
 describe('A2A agent card', () => {
-  it('lists both bindings with absolute URLs under the mount, at 1.0 and then at 0.3', async () => {
+  it('lists every binding with absolute URLs under the mount (gRPC: host:port and tenant), at 1.0 and then at 0.3', async () => {
     const base = server.base('long-runner')
     const { body: card } = await cardOf(base)
+    const grpc = server.switchboard.grpcAddress()
     assert.deepEqual(card.supportedInterfaces, [
       { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: grpc, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: 'long-runner' },
       { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ])
@@ -67,7 +69,7 @@ describe('A2A agent card', () => {
     checkCard(asked.body)
     assert.equal(asked.body.protocolVersion, undefined)
     assert.equal(asked.body.url, undefined)
-    assert.equal(asked.body.supportedInterfaces.length, 2)
+    assert.equal(asked.body.supportedInterfaces.length, 3)
     assert.match(asked.headers.get('vary') ?? '', /A2A-Version/)
     const both = await cardOf(base)
     assert.notEqual(asked.headers.get('etag'), both.headers.get('etag'), 'each variant has its own ETag')
@@ -77,7 +79,7 @@ describe('A2A agent card', () => {
       assert.equal(card.protocolVersion, undefined)
       assert.deepEqual(
         card.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion),
-        ['1.0', '1.0'],
+        ['1.0', '1.0', '1.0'],
       )
     } finally {
       await only10.close()

@@ -63,7 +63,8 @@ const withV03Scheme = (scheme: JsonObject): JsonObject => {
 /**
  * The card both versions read: the 1.0 card, its interfaces followed by the same URLs at 0.3
  * (1.0 first: a client that speaks both prefers it), and the 0.3 fields. The JSON-RPC interface
- * is the 0.3 main one, as 0.3 clients default to it.
+ * is the 0.3 main one, as 0.3 clients default to it. The gRPC interface stays out of the 0.3
+ * fields: 0.3's gRPC service is another package (a2a.v1), which this server does not serve.
  */
 export const withV03Fields = (card: A2aAgentCard, baseUrl: string): A2aAgentCard & V03CardFields => {
   const jsonrpc = `${baseUrl}${JSONRPC_PATH}`

@@ -91,18 +91,35 @@ const requirementsOf = (security: CardSecurity): SecurityRequirement[] => {
 }
 
 /**
- * The public A2A card of an agent mounted at `baseUrl` (absolute, no trailing slash). The
+ * The public A2A card of an agent mounted at `baseUrl` (absolute, no trailing slash), with the
+ * gRPC binding's interface when the server has one (`grpcAddress`, host:port). The
  * capabilities are what the server really does: it streams and pushes (unless the agent opts
  * out of either), it lists the agent's extensions, it has an extended card when the agent
  * declares one and callers authenticate.
  */
-export const toA2aCard = (agent: AgentDefinition, baseUrl: string, security: CardSecurity): A2aAgentCard => {
+export const toA2aCard = (
+  agent: AgentDefinition,
+  baseUrl: string,
+  security: CardSecurity,
+  grpcAddress?: string,
+): A2aAgentCard => {
   const card: A2aAgentCard = {
     name: agent.name,
     description: agent.description,
     supportedInterfaces: [
       { url: `${baseUrl}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: A2A_VERSION },
       { url: `${baseUrl}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_VERSION },
+      // One gRPC server serves every agent: the tenant names this one (its slug), root card too.
+      ...(grpcAddress === undefined
+        ? []
+        : [
+            {
+              url: grpcAddress,
+              protocolBinding: 'GRPC' as const,
+              protocolVersion: A2A_VERSION,
+              tenant: agent.slug,
+            },
+          ]),
     ],
     version: agent.version,
     capabilities: capabilitiesOf(agent, security),
@@ -124,8 +141,9 @@ export const toA2aExtendedCard = (
   agent: AgentDefinition,
   baseUrl: string,
   security: CardSecurity,
+  grpcAddress?: string,
 ): A2aAgentCard => {
-  const card = toA2aCard(agent, baseUrl, security)
+  const card = toA2aCard(agent, baseUrl, security, grpcAddress)
   const extras = agent.extendedCard ?? {}
   if (extras.description !== undefined) card.description = extras.description
   if (extras.skills?.length) card.skills.push(...extras.skills.map((skill) => toA2aSkill(agent, skill)))

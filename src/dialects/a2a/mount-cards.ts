@@ -47,9 +47,9 @@ export const mountCards = (mount: AgentMount, server: ServerContext): MountCards
   // Serving 0.3 too, each card carries what a 0.3 client reads (card-v03.ts).
   const versions = (card: A2aAgentCard) => (server.a2aV03 ? withV03Fields(card, mount.baseUrl()) : card)
   const extended = signedOnce(server, () =>
-    versions(toA2aExtendedCard(agent, mount.baseUrl(), server.cardSecurity)),
+    versions(toA2aExtendedCard(agent, mount.baseUrl(), server.cardSecurity, server.grpcAddress?.())),
   )
-  const card10 = () => toA2aCard(agent, mount.baseUrl(), server.cardSecurity)
+  const card10 = () => toA2aCard(agent, mount.baseUrl(), server.cardSecurity, server.grpcAddress?.())
   // One signer per variant: each keeps its own last signature.
   const both = signedOnce(server, () => versions(card10()))
   const only10 = signedOnce(server, card10)
