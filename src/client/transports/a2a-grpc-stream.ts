@@ -1,28 +1,24 @@
 import type { JsonValue } from '@bufbuild/protobuf'
 import { type ClientReadableStream, Metadata, type ServiceError } from '@grpc/grpc-js'
 import { StreamResponseSchema } from '../../dialects/a2a/wire/grpc/lf/a2a/v1/a2a_pb.ts'
+import { EVENT_SEQ_KEY, GRPC_METADATA } from '../../dialects/a2a/wire/grpc-service.ts'
 import { isObject } from '../../model/json.ts'
 import { ClientError } from '../errors.ts'
 import type { StreamFrame } from '../types.ts'
 import { decodeStreamResponse } from './a2a-codec.ts'
 import { decodeAnswer, fromGrpcError } from './a2a-grpc-wire.ts'
 
-/** Our server's event sequence: of the snapshot in a stream's initial metadata, of each event in its metadata. */
-export const EVENT_SEQ_METADATA = 'switchboard-event-seq'
-export const EVENT_SEQ_KEY = 'switchboard.eventSeq'
-
 /** Messages held before the call is paused (HTTP/2 flow control then holds the server back). */
 const HIGH_WATER = 64
 
-/** The event sequence a statusUpdate/artifactUpdate carries in its metadata, as the frame id. */
+/** Our server's event sequence, which a statusUpdate/artifactUpdate carries in its metadata: the frame id. */
 const eventSeqOf = (response: JsonValue): string | undefined => {
   if (!isObject(response)) return undefined
   for (const name of ['statusUpdate', 'artifactUpdate']) {
     const update = response[name]
     const metadata = isObject(update) ? update.metadata : undefined
     if (!isObject(metadata)) continue
-    const nested = isObject(metadata.switchboard) ? metadata.switchboard.eventSeq : undefined
-    const seq = metadata[EVENT_SEQ_KEY] ?? nested
+    const seq = metadata[EVENT_SEQ_KEY]
     if (typeof seq === 'number' && Number.isSafeInteger(seq)) return String(seq)
     if (typeof seq === 'string' && /^\d+$/.test(seq)) return seq
   }
@@ -122,7 +118,7 @@ export class GrpcEventStream {
       this.#notify()
     }
     signal.addEventListener('abort', onAbort, { once: true })
-    const snapshotSeq = head.get(EVENT_SEQ_METADATA)[0]
+    const snapshotSeq = head.get(GRPC_METADATA.eventSeq)[0]
     let first = true
     try {
       for (;;) {

@@ -1,20 +1,11 @@
-import {
-  createRegistry,
-  type DescMessage,
-  fromBinary,
-  fromJson,
-  type JsonValue,
-  toBinary,
-  toJson,
-} from '@bufbuild/protobuf'
-import { anyUnpack } from '@bufbuild/protobuf/wkt'
+import { type DescMessage, fromBinary, fromJson, type JsonValue, toBinary, toJson } from '@bufbuild/protobuf'
 import { status as GrpcStatus, type Metadata, type ServiceError } from '@grpc/grpc-js'
 import {
   BadRequestSchema,
   ErrorInfoSchema,
 } from '../../dialects/a2a/wire/grpc/google/rpc/error_details_pb.ts'
-import { StatusSchema } from '../../dialects/a2a/wire/grpc/google/rpc/status_pb.ts'
-import { isObject } from '../../model/json.ts'
+import { GRPC_METADATA } from '../../dialects/a2a/wire/grpc-service.ts'
+import { decodeStatusDetails } from '../../dialects/a2a/wire/grpc-status.ts'
 import { ClientError, type ClientErrorCode, fromA2aStatus } from '../errors.ts'
 
 /**
@@ -54,23 +45,33 @@ export const decodeAnswer = (schema: DescMessage, bytes: Buffer, what: string): 
   }
 }
 
-const DETAIL_TYPES = createRegistry(ErrorInfoSchema, BadRequestSchema)
-
 /**
- * The google.rpc.Status of the `grpc-status-details-bin` trailer, its details as the ProtoJSON
- * `{ "@type": … }` objects an HTTP+JSON error body carries; undefined when absent or unreadable.
+ * The google.rpc.Status of the `grpc-status-details-bin` trailer, its ErrorInfo and BadRequest as
+ * the ProtoJSON `{ "@type": … }` objects an HTTP+JSON error body carries; undefined when absent
+ * or unreadable.
  */
 const statusDetails = (metadata: Metadata | undefined): unknown[] | undefined => {
-  const raw = metadata?.get('grpc-status-details-bin')[0]
+  const raw = metadata?.get(GRPC_METADATA.statusDetails)[0]
   if (!Buffer.isBuffer(raw)) return undefined
   try {
-    const status = fromBinary(StatusSchema, raw)
-    return status.details.map((any) => {
-      const unpacked = anyUnpack(any, DETAIL_TYPES)
-      if (!unpacked) return { '@type': any.typeUrl }
-      const json = toJson(DETAIL_TYPES.getMessage(unpacked.$typeName)!, unpacked, { registry: DETAIL_TYPES })
-      return { '@type': any.typeUrl, ...(isObject(json) ? json : {}) }
-    })
+    const { errorInfo, badRequest } = decodeStatusDetails(raw)
+    const details: unknown[] = []
+    if (errorInfo)
+      details.push({
+        '@type': `type.googleapis.com/${ErrorInfoSchema.typeName}`,
+        reason: errorInfo.reason,
+        domain: errorInfo.domain,
+        metadata: { ...errorInfo.metadata },
+      })
+    if (badRequest)
+      details.push({
+        '@type': `type.googleapis.com/${BadRequestSchema.typeName}`,
+        fieldViolations: badRequest.fieldViolations.map((v) => ({
+          field: v.field,
+          description: v.description,
+        })),
+      })
+    return details
   } catch {
     return undefined
   }

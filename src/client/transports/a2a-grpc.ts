@@ -1,6 +1,7 @@
 import type { DescMessage, JsonValue } from '@bufbuild/protobuf'
 import { type ChannelCredentials, Client, credentials as channelCredentials, Metadata } from '@grpc/grpc-js'
 import { A2AService } from '../../dialects/a2a/wire/grpc/lf/a2a/v1/a2a_pb.ts'
+import { GRPC_METADATA } from '../../dialects/a2a/wire/grpc-service.ts'
 import { formatExtensions } from '../../dialects/a2a/wire/service-parameters.ts'
 import { A2A_VERSION } from '../../dialects/a2a/wire/shapes.ts'
 import { toA2aState } from '../../dialects/a2a/wire/states.ts'
@@ -169,8 +170,9 @@ export class GrpcTransport implements Transport {
         `a header cannot travel as gRPC metadata: ${(error as Error).message}`,
       )
     }
-    metadata.set('a2a-version', A2A_VERSION)
-    if (this.#extensions.length > 0) metadata.set('a2a-extensions', formatExtensions(this.#extensions))
+    metadata.set(GRPC_METADATA.version, A2A_VERSION)
+    if (this.#extensions.length > 0)
+      metadata.set(GRPC_METADATA.extensions, formatExtensions(this.#extensions))
     return { metadata, sent }
   }
 
@@ -308,7 +310,7 @@ export class GrpcTransport implements Transport {
     const path = `/${A2AService.typeName}/${method.name}`
     const what = `gRPC ${method.name} at ${this.#target.address}`
     const resume: Record<string, string> =
-      options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId }
+      options.lastEventId === undefined ? {} : { [GRPC_METADATA.lastEventId]: options.lastEventId }
     return this.#withRenewal(async (metadata) => {
       const call = this.#channel().makeServerStreamRequest<Buffer, Buffer>(
         path,
