@@ -5,9 +5,6 @@
  * same codes as over HTTP.
  */
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { type ClientError, connect, credentials, type TaskUpdate } from '../../src/client.ts'
 import { demoAgents } from '../../src/demo/index.ts'
@@ -15,6 +12,7 @@ import { collect, idsOf, shapes, type TcpProxy, tcpProxy } from '../client/helpe
 import { testAgents } from '../helpers/agents.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
 import { TestAuthenticator } from '../helpers/test-authenticator.ts'
+import { type CardStub, grpcOnlyCard } from './grpc-only-card.ts'
 
 let server: TestServer
 const at = (slug: string) => `${server.url}/agents/${slug}`
@@ -115,32 +113,19 @@ describe('our server over gRPC', () => {
 
 describe('a stream cut mid-way', () => {
   let proxy: TcpProxy
-  let cardServer: Server
-  let cardUrl: string
+  let card: CardStub
   before(async () => {
     proxy = await tcpProxy(Number(server.switchboard.grpcAddress()!.split(':').at(-1)))
     // The agent's card, with its GRPC interface moved to the proxy: every gRPC call goes through it.
-    const real = (await (await fetch(`${at('long-runner')}/.well-known/agent-card.json`)).json()) as {
-      supportedInterfaces: { url: string; protocolBinding: string }[]
-    }
-    real.supportedInterfaces = real.supportedInterfaces
-      .filter((i) => i.protocolBinding === 'GRPC')
-      .map((i) => ({ ...i, url: `127.0.0.1:${proxy.port}` }))
-    cardServer = createServer((request, response) => {
-      if (request.url !== '/.well-known/agent-card.json') return void response.writeHead(404).end()
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(real))
-    })
-    cardServer.listen(0, '127.0.0.1')
-    await once(cardServer, 'listening')
-    cardUrl = `http://127.0.0.1:${(cardServer.address() as AddressInfo).port}`
+    card = await grpcOnlyCard(at('long-runner'), `127.0.0.1:${proxy.port}`)
   })
   after(async () => {
     await proxy.close()
-    cardServer.close()
+    await card.close()
   })
 
   it('is resumed from the last event id: nothing lost, nothing twice (compared with a JSON-RPC replay)', async () => {
-    const agent = await connect(cardUrl, options)
+    const agent = await connect(card.url, options)
     assert.equal(agent.interface.url, `http://127.0.0.1:${proxy.port}`)
     const task = await agent.send({ steps: 12, step_ms: 30 })
     const got: TaskUpdate[] = []
