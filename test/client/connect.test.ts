@@ -50,6 +50,7 @@ describe('discovery', () => {
       [
         ['jsonrpc', `${base}/a2a/jsonrpc`],
         ['rest', `${base}/a2a/rest`],
+        ['grpc', `http://${server.switchboard.grpcAddress()}`],
         ['clawpedia', base],
       ],
     )
