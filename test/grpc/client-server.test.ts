@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { type ClientError, connect, credentials, type TaskUpdate } from '../../src/client.ts'
 import { demoAgents } from '../../src/demo/index.ts'
 import { collect, idsOf, shapes, type TcpProxy, tcpProxy } from '../client/helpers.ts'
+import { CITATIONS, guarded, SIGNED } from '../fixtures/extension-agents.ts'
 import { testAgents } from '../helpers/agents.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
 import { TestAuthenticator } from '../helpers/test-authenticator.ts'
@@ -23,7 +24,7 @@ const options = {
   cache: false as const,
 }
 before(async () => {
-  server = await startServer({ agents: [...demoAgents, ...testAgents] })
+  server = await startServer({ agents: [...demoAgents, ...testAgents, guarded] })
 })
 after(async () => {
   await server.close()
@@ -101,6 +102,20 @@ describe('our server over gRPC', () => {
       if (violations)
         assert.ok(Array.isArray(overGrpc.details?.violations), `${what}: BadRequest field violations`)
     }
+  })
+
+  it('extensions travel as a2a-extensions metadata; the echo in the initial metadata is read', async () => {
+    const agent = await connect(at('guarded'), {
+      ...options,
+      extensions: [CITATIONS, SIGNED, 'https://example.org/unknown'],
+    })
+    const task = await agent.send({ ask: true })
+    assert.deepEqual(task.extensions, [SIGNED, CITATIONS], 'declared ones, in card order')
+    await collect(task.events({ until: 'settled' }))
+    const answered = await task.provideInput({})
+    assert.deepEqual(answered.extensions, [SIGNED, CITATIONS])
+    assert.equal((await task.wait({ timeoutMs: 5000 })).state, 'COMPLETED')
+    assert.deepEqual(task.task.output, { extensions: [SIGNED, CITATIONS] })
   })
 
   it('a FAILED task reads with its error, as over the other bindings', async () => {
