@@ -182,6 +182,15 @@ describe('credentials over gRPC', () => {
     const task = await good.send({ steps: 1, step_ms: 1 })
     assert.equal((await task.wait({ timeoutMs: 5000 })).state, 'COMPLETED')
     assert.ok(auth.seen.includes('good'))
+    // A credential function is asked again after UNAUTHENTICATED, and the call made once more.
+    const tokens = ['stale', 'good']
+    const renewing = await connect(url, {
+      ...options,
+      credentials: credentials.custom(() => ({ authorization: `Bearer ${tokens.shift() ?? 'none'}` })),
+    })
+    auth.seen.length = 0
+    await renewing.send({ steps: 1, step_ms: 1 })
+    assert.deepEqual(auth.seen, ['stale', 'good'])
     const bad = await connect(url, { ...options, credentials: credentials.bearer('bad') })
     await assert.rejects(bad.send({ steps: 1 }), (error: ClientError) => {
       assert.equal(error.code, 'UNAUTHENTICATED')
