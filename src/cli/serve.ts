@@ -230,6 +230,8 @@ Examples:
         )
       }
       lines.push(`  Agent directory:           ${url}/agents`)
+      const grpc = switchboard.grpcAddress()
+      if (grpc) lines.push(`  A2A gRPC (all agents):     ${grpc}   (tenant = the agent's slug)`)
       process.stdout.write(`${lines.join('\n')}\n`)
       let closing = false
       const shutdown = (signal: string): void => {

@@ -1,14 +1,16 @@
 import { ClientFactory } from '@a2a-js/sdk/client'
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc'
-import type { Message } from '@bufbuild/protobuf'
+import { type DescMessage, fromJson, type JsonValue, type Message, toJson } from '@bufbuild/protobuf'
 import {
   type CallOptions,
   type Client,
+  type ClientReadableStream,
   credentials,
   Metadata,
   makeGenericClientConstructor,
   type ServiceError,
 } from '@grpc/grpc-js'
+import { A2AService, StreamResponseSchema } from '../../src/dialects/a2a/wire/grpc/lf/a2a/v1/a2a_pb.ts'
 import { a2aGrpcService, GRPC_METADATA } from '../../src/dialects/a2a/wire/grpc-service.ts'
 import { decodeStatusDetails } from '../../src/dialects/a2a/wire/grpc-status.ts'
 import type { TestServer } from '../a2a/helpers.ts'
@@ -74,4 +76,65 @@ export const detailsOf = (error: ServiceError) => {
   const [bytes] = error.metadata.get(GRPC_METADATA.statusDetails)
   if (!(bytes instanceof Buffer)) throw new Error(`no ${GRPC_METADATA.statusDetails} on ${error.message}`)
   return decodeStatusDetails(bytes)
+}
+
+/** The request message of a method (local name), from ProtoJSON. */
+export const requestOf = (method: string, json: JsonValue): Message => {
+  const desc = A2AService.methods.find((m) => m.localName === method)
+  if (!desc) throw new Error(`no method ${method}`)
+  return fromJson(desc.input as DescMessage, json)
+}
+
+export interface StreamResult {
+  messages: JsonValue[]
+  initial?: Metadata
+  error?: ServiceError
+}
+
+/** A server-streaming call read to its end (or error), its messages as ProtoJSON. */
+export const stream = (
+  client: Client,
+  method: 'sendStreamingMessage' | 'subscribeToTask',
+  request: Message,
+  metadata = new Metadata(),
+  options: Partial<CallOptions> = {},
+  /** Called with each message as it arrives, and the call (to cancel it). */
+  onMessage?: (json: JsonValue, call: ClientReadableStream<Message>) => void,
+): Promise<StreamResult> =>
+  new Promise((resolve) => {
+    const fn = (client as unknown as Record<string, (...args: unknown[]) => ClientReadableStream<Message>>)[
+      method
+    ]!
+    const call = fn.call(client, request, metadata, options)
+    const result: StreamResult = { messages: [] }
+    call.on('metadata', (m: Metadata) => {
+      result.initial = m
+    })
+    call.on('data', (message: Message) => {
+      const json = toJson(StreamResponseSchema, message as never)
+      result.messages.push(json)
+      onMessage?.(json, call)
+    })
+    call.on('error', (error: ServiceError) => {
+      result.error = error
+      resolve(result)
+    })
+    call.on('end', () => resolve(result))
+  })
+
+/** Either kind of call by method name: unary calls answer their message as ProtoJSON. */
+export const callAny = async (
+  client: Client,
+  method: string,
+  json: JsonValue,
+  metadata = new Metadata(),
+): Promise<{ error?: ServiceError; response?: JsonValue; messages?: JsonValue[] }> => {
+  const request = requestOf(method, json)
+  if (method === 'sendStreamingMessage' || method === 'subscribeToTask')
+    return stream(client, method, request, metadata)
+  const desc = A2AService.methods.find((m) => m.localName === method)!
+  const result = await unary(client, method, request, metadata)
+  return result.error
+    ? { error: result.error }
+    : { response: toJson(desc.output as DescMessage, result.response as never) }
 }

@@ -5,6 +5,7 @@ import { artifactsFlags } from './artifacts.ts'
 import { cardSigningFlags } from './card-signing.ts'
 import { connectionsFlags } from './connections.ts'
 import type { ServeFlagGroup } from './group.ts'
+import { grpcFlags } from './grpc.ts'
 import { idempotencyFlags } from './idempotency.ts'
 import { jwtFlags } from './jwt.ts'
 import { limitsFlags } from './limits.ts'
@@ -26,4 +27,5 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   a2aVersionFlags,
   idempotencyFlags,
   artifactsFlags,
+  grpcFlags,
 ]
