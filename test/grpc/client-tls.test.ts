@@ -3,6 +3,7 @@
  * trusting the CA given in the `grpc` option (and presenting its client certificate, for mTLS).
  */
 import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { Agent as Dispatcher } from 'undici'
 import { type ClientError, connect } from '../../src/client.ts'
@@ -63,6 +64,21 @@ describe('gRPC over TLS', () => {
     const done = await (await agent.send({ hello: 'tls' })).wait({ timeoutMs: 5000 })
     assert.equal(done.state, 'COMPLETED')
     assert.deepEqual(done.output, { echo: { hello: 'tls' } })
+  })
+
+  it('without a grpc.ca, NODE_EXTRA_CA_CERTS is trusted as by the HTTP bindings', async () => {
+    const file = `${pki.dir}/extra-ca.pem`
+    writeFileSync(file, ca)
+    const previous = process.env.NODE_EXTRA_CA_CERTS
+    process.env.NODE_EXTRA_CA_CERTS = file
+    try {
+      const agent = await connect(base, options({}))
+      const done = await (await agent.send({ hello: 'extra' })).wait({ timeoutMs: 5000 })
+      assert.equal(done.state, 'COMPLETED')
+    } finally {
+      if (previous === undefined) delete process.env.NODE_EXTRA_CA_CERTS
+      else process.env.NODE_EXTRA_CA_CERTS = previous
+    }
   })
 
   it('a server certificate the channel cannot verify (system CAs only) is no connection', async () => {

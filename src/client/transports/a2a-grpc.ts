@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { rootCertificates } from 'node:tls'
 import type { DescMessage, JsonValue } from '@bufbuild/protobuf'
 import { type ChannelCredentials, Client, credentials as channelCredentials, Metadata } from '@grpc/grpc-js'
 import { A2AService } from '../../dialects/a2a/wire/grpc/lf/a2a/v1/a2a_pb.ts'
@@ -87,6 +89,21 @@ const KEEPALIVE_TIMEOUT_MS = 20_000
 
 const passThrough = (bytes: Buffer): Buffer => bytes
 
+/**
+ * The CAs of a TLS channel given none: Node's roots plus NODE_EXTRA_CA_CERTS, as undici (the
+ * HTTP bindings) trusts them; grpc-js left to itself ignores the extra certificates. Null (grpc-js's
+ * own default) when there are none or they cannot be read.
+ */
+const defaultCa = (): Buffer | null => {
+  const extra = process.env.NODE_EXTRA_CA_CERTS
+  if (!extra) return null
+  try {
+    return Buffer.from([...rootCertificates, readFileSync(extra, 'utf8')].join('\n'))
+  } catch {
+    return null
+  }
+}
+
 type Method = { name: string; input: DescMessage; output: DescMessage }
 
 /** Initial metadata read like response headers (the `a2a-extensions` echo). */
@@ -145,7 +162,7 @@ export class GrpcTransport implements Transport {
       if (this.#target.tls) {
         const bytes = (value: string | Buffer | undefined) =>
           value === undefined ? null : Buffer.isBuffer(value) ? value : Buffer.from(value)
-        creds = channelCredentials.createSsl(bytes(tls?.ca), bytes(tls?.key), bytes(tls?.cert))
+        creds = channelCredentials.createSsl(bytes(tls?.ca) ?? defaultCa(), bytes(tls?.key), bytes(tls?.cert))
       } else creds = channelCredentials.createInsecure()
       this.#client = new Client(this.#target.address, creds, {
         'grpc.keepalive_time_ms': KEEPALIVE_MS,
