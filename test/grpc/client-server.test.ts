@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type ClientError, connect, credentials, type TaskUpdate } from '../../src/client.ts'
 import { demoAgents } from '../../src/demo/index.ts'
-import { collect, idsOf, shapes, type TcpProxy, tcpProxy } from '../client/helpers.ts'
+import { collect, freePort, idsOf, shapes, type TcpProxy, tcpProxy } from '../client/helpers.ts'
 import { CITATIONS, guarded, SIGNED } from '../fixtures/extension-agents.ts'
 import { testAgents } from '../helpers/agents.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
@@ -162,6 +162,26 @@ describe('a stream cut mid-way', () => {
     const replay = await collect((await overJsonRpc.task(task.id)).events())
     assert.deepEqual(ids, idsOf(replay), 'no event lost')
     assert.deepEqual(shapes(got), shapes(replay))
+  })
+})
+
+describe('a gRPC interface nothing answers on', () => {
+  it('is left for the next interface: the call is made there, which then stays current', async () => {
+    const silent = await freePort()
+    const card = await grpcOnlyCard(at('long-runner'), `127.0.0.1:${silent}`, ['JSONRPC'])
+    try {
+      const agent = await connect(card.url, { ...options, prefer: ['grpc', 'jsonrpc'] })
+      // Then the card's JSON-RPC entries (1.0, then the 0.3 fallback).
+      assert.deepEqual(
+        agent.interfaces.slice(0, 2).map((i) => i.kind),
+        ['grpc', 'jsonrpc'],
+      )
+      const task = await agent.send({ steps: 1, step_ms: 1 })
+      assert.equal(agent.interface.kind, 'jsonrpc', 'moved on to the interface that answers')
+      assert.equal((await task.wait({ timeoutMs: 5000 })).state, 'COMPLETED')
+    } finally {
+      await card.close()
+    }
   })
 })
 

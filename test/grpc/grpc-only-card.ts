@@ -11,16 +11,23 @@ export interface CardStub {
 /**
  * Serves an agent's A2A card with only its GRPC interface, at `address` (a proxy in front of
  * the real service, or the service itself): a client of that card can reach the agent over
- * gRPC and nothing else.
+ * gRPC and nothing else. `keep`: other bindings to list too, after it.
  */
-export const grpcOnlyCard = async (agentUrl: string, address: string): Promise<CardStub> => {
+export const grpcOnlyCard = async (
+  agentUrl: string,
+  address: string,
+  keep: string[] = [],
+): Promise<CardStub> => {
   const card = (await (await fetch(`${agentUrl}/.well-known/agent-card.json`)).json()) as {
     supportedInterfaces: { url: string; protocolBinding: string }[]
   }
-  card.supportedInterfaces = card.supportedInterfaces
-    .filter((i) => i.protocolBinding === 'GRPC')
-    .map((i) => ({ ...i, url: address }))
-  if (card.supportedInterfaces.length === 0) throw new Error(`the card at ${agentUrl} has no GRPC interface`)
+  const listed = card.supportedInterfaces
+  card.supportedInterfaces = [
+    ...listed.filter((i) => i.protocolBinding === 'GRPC').map((i) => ({ ...i, url: address })),
+    ...listed.filter((i) => keep.includes(i.protocolBinding)),
+  ]
+  if (!card.supportedInterfaces.some((i) => i.protocolBinding === 'GRPC'))
+    throw new Error(`the card at ${agentUrl} has no GRPC interface`)
   const server = createServer((request, response) => {
     if (request.url !== '/.well-known/agent-card.json') return void response.writeHead(404).end()
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card))
