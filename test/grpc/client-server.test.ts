@@ -118,6 +118,25 @@ describe('our server over gRPC', () => {
     assert.deepEqual(task.task.output, { extensions: [SIGNED, CITATIONS] })
   })
 
+  it('following is aborted by its signal: the stream ends with ABORTED, the task runs on', async () => {
+    const agent = await connect(at('long-runner'), options)
+    const task = await agent.send({ steps: 200, step_ms: 20 })
+    const controller = new AbortController()
+    const seen: TaskUpdate[] = []
+    await assert.rejects(
+      (async () => {
+        for await (const update of task.events({ signal: controller.signal })) {
+          seen.push(update)
+          if (logsIn(seen) === 2) controller.abort()
+        }
+      })(),
+      { code: 'ABORTED' },
+    )
+    assert.equal(logsIn(seen), 2)
+    assert.equal((await task.refresh()).state, 'WORKING')
+    await task.cancel()
+  })
+
   it('a FAILED task reads with its error, as over the other bindings', async () => {
     const failing = await connect(at('failing'), options)
     const failed = await (await failing.send({ reason: 'grpc' })).wait({ timeoutMs: 5000 })
