@@ -58,7 +58,7 @@ const number = (value: string | undefined): number | undefined =>
   value === undefined ? undefined : Number(value)
 const only = listOf<Scenario>(args.only, SCENARIOS, 'scenario')
 const targets = listOf<Target>(args.targets, TARGETS, 'target')
-const bindings = listOf<Binding>(args.bindings, ['jsonrpc', 'rest'], 'binding')
+const bindings = listOf<Binding>(args.bindings, ['jsonrpc', 'rest', 'grpc'], 'binding')
 const repeats = number(args.repeat)
 const warmupMs = number(args.warmup)
 const measureMs = number(args.measure)

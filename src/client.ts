@@ -30,6 +30,7 @@ export {
 export type { HeartbeatOptions, PollOptions, ReconnectOptions } from './client/follow.ts'
 export type { SendInput } from './client/payload.ts'
 export { type EventsOptions, type FollowMode, TaskHandle } from './client/task-handle.ts'
+export type { GrpcSettings } from './client/transports/a2a-grpc.ts'
 export type {
   ArtifactChunk,
   CallOptions,

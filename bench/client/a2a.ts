@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { type BenchInput, JSONRPC_PATH, REST_PATH } from '../protocol.ts'
 import type { Http, SseEvent } from './http.ts'
 
-export type Binding = 'jsonrpc' | 'rest'
+/** The A2A 1.0 bindings the bench drives: the two HTTP ones here, gRPC in grpc.ts. */
+export type Binding = 'jsonrpc' | 'rest' | 'grpc'
 
 /** The parts of an A2A Task the verifier reads (ProtoJSON, as both servers write it). */
 export interface WireTask {
@@ -27,13 +28,13 @@ export interface SendConfig {
 
 const VERSION = { 'A2A-Version': '1.0' }
 
-const message = (input: BenchInput) => ({
+export const message = (input: BenchInput) => ({
   messageId: randomUUID(),
   role: 'ROLE_USER',
   parts: [{ data: input }],
 })
 
-const configuration = (config: SendConfig) => {
+export const configuration = (config: SendConfig) => {
   if (!config.returnImmediately && !config.push) return undefined
   return {
     ...(config.returnImmediately && { returnImmediately: true }),
@@ -45,13 +46,23 @@ const fail = (what: string, body: unknown): never => {
   throw new Error(`${what}: ${JSON.stringify(body).slice(0, 300)}`)
 }
 
-/** The A2A 1.0 operations the scenarios use, over either binding, with the answers unwrapped. */
-export class A2aClient {
+/** The A2A 1.0 operations the scenarios use, with the answers unwrapped: the same over every binding. */
+export interface A2aOperations {
+  send(input: BenchInput, config?: SendConfig): Promise<WireTask>
+  get(id: string): Promise<WireTask>
+  cancel(id: string): Promise<WireTask>
+  stream(input: BenchInput, onItem: (item: StreamItem) => void): Promise<void>
+  subscribe(id: string, onItem: (item: StreamItem) => void, signal?: AbortSignal): Promise<void>
+}
+
+/** The A2A 1.0 operations over either HTTP binding. */
+export class A2aClient implements A2aOperations {
   readonly #http: Http
-  readonly #binding: Binding
+  readonly #binding: 'jsonrpc' | 'rest'
   #rpcId = 0
 
   constructor(http: Http, binding: Binding) {
+    if (binding === 'grpc') throw new Error('gRPC is GrpcA2aClient (bench/client/grpc.ts)')
     this.#http = http
     this.#binding = binding
   }

@@ -1,4 +1,5 @@
-import { A2aClient, type Binding, type StreamItem, type WireTask } from './a2a.ts'
+import { A2aClient, type A2aOperations, type Binding, type StreamItem, type WireTask } from './a2a.ts'
+import { GrpcA2aClient } from './grpc.ts'
 import { Http, type SseEvent } from './http.ts'
 import { type Measurement, runClosedLoop, type Window } from './load.ts'
 import {
@@ -27,14 +28,17 @@ const MAX_POLLS = 10_000
 const withClient = async (
   spec: LoadSpec,
   body: (
-    a2a: A2aClient,
+    a2a: A2aOperations,
     http: Http,
   ) => Promise<Omit<Measurement, 'extra'> & { extra?: Record<string, number> }>,
 ): Promise<Measurement> => {
   const http = new Http(spec.base, spec.connections)
+  let grpc: GrpcA2aClient | undefined
   try {
-    return await body(new A2aClient(http, spec.binding), http)
+    if (spec.binding === 'grpc') grpc = await GrpcA2aClient.connect(http)
+    return await body(grpc ?? new A2aClient(http, spec.binding), http)
   } finally {
+    grpc?.close()
     await http.close()
   }
 }

@@ -4,7 +4,10 @@ import { FLOOR, TARGETS, type Target } from '../protocol.ts'
 export const SCENARIOS = ['send', 'send-async', 'get', 'stream', 'push', 'clawpedia', 'subscribers'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
-export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest']
+export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest', 'grpc']
+
+/** What gRPC rows there are: the request/answer and streaming scenarios (push and held streams are HTTP's). */
+export const GRPC_SCENARIOS: readonly Scenario[] = ['send', 'send-async', 'get', 'stream']
 
 /** One row of the results: a scenario over one binding ('clawpedia' for the Clawpedia dialect). */
 export interface Case {
@@ -39,13 +42,15 @@ const casesOf = (scenarios: readonly Scenario[], bindings: readonly Binding[]): 
   scenarios.flatMap((scenario): Case[] =>
     scenario === 'clawpedia'
       ? [{ scenario, binding: 'clawpedia' }]
-      : bindings.map((binding) => ({ scenario, binding })),
+      : bindings
+          .filter((binding) => binding !== 'grpc' || GRPC_SCENARIOS.includes(scenario))
+          .map((binding) => ({ scenario, binding })),
   )
 
 /**
  * Quick: the three goal scenarios and 1,000 subscribers over JSON-RPC, without PostgreSQL or the
  * node:http floor, one short round each (under a minute). Full: every scenario over both bindings
- * on every target, three rounds each, the median reported.
+ * on every target (gRPC: GRPC_SCENARIOS), three rounds each, the median reported.
  */
 export const makePlan = (flags: PlanFlags): Plan => {
   const quick = flags.quick

@@ -35,6 +35,7 @@ const DESCRIPTION: Record<string, string> = {
 const BINDING: Record<Case['binding'], string> = {
   jsonrpc: 'JSON-RPC',
   rest: 'HTTP+JSON',
+  grpc: 'gRPC',
   clawpedia: 'Clawpedia REST',
 }
 

@@ -16,6 +16,8 @@ import {
 } from '@a2a-js/sdk/server'
 import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database'
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express'
+import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js/sdk/server/grpc'
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js'
 import express from 'express'
 import { Kysely, SqliteDialect } from 'kysely'
 import { SqliteDatabase as Database } from '../../src/store/sqlite/driver.ts'
@@ -130,12 +132,13 @@ class BenchExecutor implements AgentExecutor {
   }
 }
 
-const cardFor = (base: string): AgentCard => ({
+const cardFor = (base: string, grpcAddress: string): AgentCard => ({
   name: 'Bench',
   description: 'The benchmark agent: publishes n text artifacts, or holds until cancelled.',
   supportedInterfaces: [
     { url: `${base}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
     { url: `${base}${REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+    { url: grpcAddress, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' },
   ],
   provider: undefined,
   version: '1.0.0',
@@ -173,7 +176,10 @@ const sqliteStores = async (
   return { tasks: new DatabaseTaskStore(db), pushes: new DatabasePushNotificationStore(db) }
 }
 
-/** @a2a-js/sdk 1.3 on express 5, mounted as its README shows, with the in-memory or SQLite stores. */
+/**
+ * @a2a-js/sdk 1.3 on express 5, mounted as its README shows, with the in-memory or SQLite stores,
+ * and its gRPC service (`grpcService` on a grpc-js server of its own port) over the same handler.
+ */
 export const startSdk = async (options: ServerOptions): Promise<{ base: string; close(): Promise<void> }> => {
   const stores =
     options.target === 'sdk-sqlite'
@@ -186,8 +192,14 @@ export const startSdk = async (options: ServerOptions): Promise<{ base: string; 
     server.once('error', reject)
   })
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const grpc = new GrpcServer()
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
+  )
   const handler = new DefaultRequestHandler(
-    cardFor(base),
+    cardFor(base, `127.0.0.1:${grpcPort}`),
     stores.tasks,
     new BenchExecutor(),
     undefined,
@@ -200,10 +212,15 @@ export const startSdk = async (options: ServerOptions): Promise<{ base: string; 
     jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
   )
   app.use(REST_PATH, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
+  grpc.addService(
+    A2AService,
+    grpcService({ requestHandler: handler, userBuilder: GrpcUserBuilder.noAuthentication }),
+  )
   return {
     base,
     close: () =>
       new Promise<void>((resolve) => {
+        grpc.forceShutdown()
         server.closeAllConnections()
         server.close(() => resolve())
       }),

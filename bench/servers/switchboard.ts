@@ -27,8 +27,7 @@ const held = (signal: AbortSignal): Promise<void> =>
 /**
  * The trivial agent, written as an application would: each artifact awaited (the run accepts it
  * at once and commits it with the outcome, durable before anyone sees it), no log lines, and no
- * output object. Switchboard still shows the (empty) output
- * of a COMPLETED task as an extra artifact named "output"; the verifier expects it.
+ * output object: the COMPLETED task has no artifact named "output", as on the SDK.
  */
 export const benchAgent: AgentDefinition = defineAgent({
   id: '5b1e0f4c-2d3a-4e6b-8c9d-0a1b2c3d4e5f',

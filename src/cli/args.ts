@@ -80,6 +80,15 @@ export const preferArg = (value: string | undefined): InterfaceKind[] | undefine
   return kinds as InterfaceKind[]
 }
 
+/** `--binding grpc`: that one kind of interface and no other (no failover to another). */
+export const bindingArg = (value: string | undefined): InterfaceKind | undefined => {
+  if (value === undefined) return undefined
+  const kind = value.trim().toLowerCase()
+  if (!(INTERFACE_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`--binding takes one of ${INTERFACE_KINDS.join(', ')}; "${value}" is none`)
+  return kind as InterfaceKind
+}
+
 /** `--extensions a,b`: the URIs, blanks dropped. */
 const extensionsArg = (value: string): string[] =>
   value
@@ -92,6 +101,7 @@ export interface AgentFlags extends CredentialFlags {
   json?: boolean
   timeout?: string
   prefer?: string
+  binding?: string
   extensions?: string
   header?: string[]
   trustJwks?: string
@@ -102,7 +112,8 @@ export const withAgentOptions = (command: Command): Command =>
   command
     .option('--json', 'machine-readable output (JSON; one JSON object per line when following)')
     .option('--timeout <ms>', 'per-call timeout in milliseconds', '30000')
-    .option('--prefer <kinds>', 'interface preference, comma-separated (default jsonrpc,rest,clawpedia)')
+    .option('--prefer <kinds>', 'interface preference, comma-separated (default jsonrpc,rest,grpc,clawpedia)')
+    .option('--binding <kind>', 'use only this interface: jsonrpc, rest, grpc or clawpedia')
     .option('--extensions <uris>', 'A2A extensions to activate, comma-separated (the A2A-Extensions header)')
     .option(
       '-H, --header <line...>',
@@ -116,7 +127,10 @@ export const withAgentOptions = (command: Command): Command =>
 
 /** How to reach the agent at `url`: the flags, and its credentials (see credentialsFor). */
 export const connectOptionsOf = (url: string, flags: AgentFlags): ConnectOptions => {
-  const prefer = preferArg(flags.prefer)
+  const binding = bindingArg(flags.binding)
+  if (binding && flags.prefer !== undefined)
+    throw new UsageError('--binding and --prefer exclude each other: --binding is --prefer with one kind')
+  const prefer = binding ? [binding] : preferArg(flags.prefer)
   if (flags.requireSignedCard && flags.trustJwks === undefined)
     throw new UsageError('--require-signed-card needs --trust-jwks <url>: the keys to verify the card with')
   const credentials = credentialsFor(url, flags)

@@ -13,10 +13,11 @@ import type { HttpSettings } from './http.ts'
 import { Interfaces, selectInterfaces } from './interfaces.ts'
 import { OriginPolicy } from './origins.ts'
 import type { HandleContext } from './task-handle.ts'
+import type { GrpcSettings } from './transports/a2a-grpc.ts'
 import { type CallOptions, INTERFACE_KINDS, type InterfaceKind, type RemoteTask } from './types.ts'
 
 export interface ConnectOptions extends CallOptions {
-  /** Interface kinds in order of preference. Default ['jsonrpc', 'rest', 'clawpedia']. */
+  /** Interface kinds in order of preference. Default ['jsonrpc', 'rest', 'grpc', 'clawpedia']. */
   prefer?: InterfaceKind[]
   /** When set, only these origins are contacted: the agent URL, its cards and every interface. */
   allowOrigins?: string[]
@@ -46,8 +47,10 @@ export interface ConnectOptions extends CallOptions {
   poll?: PollOptions
   /** Defaults for downloads (the SSRF guard's allowances and the size cap). */
   download?: Omit<DownloadOptions, 'to' | 'signal' | 'timeoutMs'>
-  /** An undici dispatcher for the agent calls (proxies, custom TLS). */
+  /** An undici dispatcher for the agent calls (proxies, custom TLS); it does not reach gRPC. */
   dispatcher?: Dispatcher
+  /** TLS for gRPC interfaces: a private CA, a client certificate (mTLS). Default: the system CAs. */
+  grpc?: GrpcSettings
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -135,7 +138,13 @@ export const connect = async (url: string, options: ConnectOptions = {}): Promis
     ...(options.signal && { signal: options.signal }),
   })
   warnRequiredExtensions(discovery, extensions)
-  const { transports, skipped } = selectInterfaces(discovery, { prefer, origins, http, extensions })
+  const { transports, skipped } = selectInterfaces(discovery, {
+    prefer,
+    origins,
+    http,
+    extensions,
+    ...(options.grpc && { grpc: options.grpc }),
+  })
   if (transports.length === 0) {
     throw new ClientError(
       'NO_USABLE_INTERFACE',

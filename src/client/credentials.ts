@@ -116,6 +116,29 @@ export class OriginCredentials {
     return { ...this.#headers, ...provided }
   }
 
+  /**
+   * Whether a gRPC service at `url` (its `http(s)://host:port` form) gets the credentials. A card
+   * puts its gRPC service on a port of its own, another origin: it gets them on the agent's own
+   * host, and never without TLS when the agent's origin is https.
+   */
+  coversService(url: string): boolean {
+    try {
+      const [service, agent] = [new URL(url), new URL(this.origin)]
+      return (
+        service.hostname === agent.hostname && (agent.protocol === 'http:' || service.protocol === 'https:')
+      )
+    } catch {
+      return false
+    }
+  }
+
+  /** The headers for a gRPC call to the service at `url` (see coversService). */
+  async headersForService(url: string): Promise<Record<string, string>> {
+    if (!this.coversService(url)) return {}
+    const provided = await this.#provider?.headers({ url, origin: this.origin })
+    return { ...this.#headers, ...provided }
+  }
+
   /** A 401 answered a request that carried `sent`: whether one retry with fresh credentials is worth it. */
   refused(sent: Record<string, string>): boolean {
     if (Object.keys(sent).length === 0) return false

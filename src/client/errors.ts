@@ -244,6 +244,30 @@ export const fromRestError = (body: unknown, status: number, headers?: HeaderRea
 }
 
 /**
+ * An A2A error from its parts, whichever binding carried them (gRPC: the google.rpc.Status of the
+ * trailers): the ErrorInfo names the code, `fallback` stands in when nothing does.
+ */
+export const fromA2aStatus = (status: {
+  message: string
+  details: unknown
+  fallback: ClientErrorCode
+  extra?: ErrorDetails
+  unreachable?: boolean
+  headers?: HeaderReader
+  cause?: unknown
+}): ClientError => {
+  const { info, violations } = readDetails(status.details)
+  return withChallenge(
+    new ClientError(a2aCode(info, status.fallback), status.message, {
+      details: { ...detailsOf(info, violations), ...status.extra },
+      unreachable: status.unreachable ?? false,
+      ...(status.cause !== undefined && { cause: status.cause }),
+    }),
+    status.headers,
+  )
+}
+
+/**
  * A Clawpedia error answer (`{ error: { code, message, details } }`). The reference leaves codes
  * free-form; ours are catalogue codes, anything else falls back to the HTTP status.
  */

@@ -3,6 +3,7 @@ import { type A2aCard, type A2aInterface, cardInterfaces, type Discovery } from 
 import { ClientError, isClientError } from './errors.ts'
 import type { HttpSettings } from './http.ts'
 import type { OriginPolicy } from './origins.ts'
+import { type GrpcSettings, GrpcTransport, grpcTarget } from './transports/a2a-grpc.ts'
 import { JsonRpcTransport } from './transports/a2a-jsonrpc.ts'
 import { RestTransport } from './transports/a2a-rest.ts'
 import { V03JsonRpcTransport } from './transports/a2a-v03-jsonrpc.ts'
@@ -10,7 +11,11 @@ import { RestV03Transport } from './transports/a2a-v03-rest.ts'
 import { ClawpediaTransport } from './transports/clawpedia.ts'
 import type { InterfaceKind, Transport } from './types.ts'
 
-const BINDINGS: Readonly<Record<string, InterfaceKind>> = { JSONRPC: 'jsonrpc', 'HTTP+JSON': 'rest' }
+const BINDINGS: Readonly<Record<string, InterfaceKind>> = {
+  JSONRPC: 'jsonrpc',
+  'HTTP+JSON': 'rest',
+  GRPC: 'grpc',
+}
 
 /** What every A2A transport is built from: the card's interface, the card, and the client's settings. */
 export type A2aTransportClass = new (settings: {
@@ -18,11 +23,15 @@ export type A2aTransportClass = new (settings: {
   card: A2aCard
   http: HttpSettings
   extensions?: readonly string[]
+  /** Where the card was read (gRPC: an https agent means TLS). */
+  agentUrl?: string
+  grpc?: GrpcSettings
 }) => Transport
 
 const V10_TRANSPORTS: Readonly<Record<string, A2aTransportClass>> = {
   JSONRPC: JsonRpcTransport,
   'HTTP+JSON': RestTransport,
+  GRPC: GrpcTransport,
 }
 
 /**
@@ -60,12 +69,17 @@ export const selectInterfaces = (
     http: HttpSettings
     /** A2A-Extensions for every A2A request. */
     extensions?: readonly string[]
+    grpc?: GrpcSettings
   },
 ): Selection => {
-  const { prefer, origins, http, extensions } = options
+  const { prefer, origins, http, extensions, grpc } = options
   const skipped: string[] = []
   const a2a: { kind: InterfaceKind; iface: A2aInterface; make: A2aTransportClass; v03: boolean }[] = []
   const card = discovery.a2a?.card
+  const agentUrl = discovery.a2a?.url
+  /** Where an interface is, as an origin the policy can judge (a gRPC `host:port` has none of its own). */
+  const locationOf = (iface: A2aInterface): string | undefined =>
+    iface.protocolBinding === 'GRPC' ? grpcTarget(iface.url, agentUrl)?.url : iface.url
   for (const iface of card ? cardInterfaces(card) : []) {
     const kind = BINDINGS[iface.protocolBinding]
     const version = versionOf(iface)
@@ -82,12 +96,21 @@ export const selectInterfaces = (
       )
     else if (!prefer.includes(kind))
       skipped.push(`${iface.url}: ${kind} is not among the preferred interfaces`)
-    else if (!origins.allows(iface.url)) skipped.push(`${iface.url}: outside the allowed origins`)
+    else if (locationOf(iface) === undefined)
+      skipped.push(`${iface.url}: not a gRPC address (host:port, or an http(s) URL)`)
+    else if (!origins.allows(locationOf(iface)!)) skipped.push(`${iface.url}: outside the allowed origins`)
     else a2a.push({ kind, iface, make, v03: version === '0.3' })
   }
   const transports: Transport[] = []
   const build = (entry: (typeof a2a)[number]) =>
-    new entry.make({ iface: entry.iface, card: card!, http, ...(extensions && { extensions }) })
+    new entry.make({
+      iface: entry.iface,
+      card: card!,
+      http,
+      ...(extensions && { extensions }),
+      ...(agentUrl && { agentUrl }),
+      ...(grpc && { grpc }),
+    })
   for (const kind of prefer) {
     if (kind === 'clawpedia') {
       if (!discovery.clawpedia) continue

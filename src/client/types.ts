@@ -3,9 +3,10 @@ import type { JsonObject, LogLevel } from '../model/events.ts'
 import type { Metadata, Part } from '../model/parts.ts'
 import type { TaskState } from '../model/states.ts'
 
-/** The ways to talk to an agent: the two A2A 1.0 bindings and the Clawpedia task protocol. */
-export type InterfaceKind = 'jsonrpc' | 'rest' | 'clawpedia'
-export const INTERFACE_KINDS: readonly InterfaceKind[] = ['jsonrpc', 'rest', 'clawpedia']
+/** The ways to talk to an agent: the three A2A 1.0 bindings and the Clawpedia task protocol. */
+export type InterfaceKind = 'jsonrpc' | 'rest' | 'grpc' | 'clawpedia'
+/** Every kind, in the default order of preference (the HTTP bindings first: they need no other port). */
+export const INTERFACE_KINDS: readonly InterfaceKind[] = ['jsonrpc', 'rest', 'grpc', 'clawpedia']
 
 export type Dialect = 'clawpedia' | 'a2a'
 

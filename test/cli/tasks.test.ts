@@ -37,7 +37,7 @@ describe('tasks', () => {
     assert.equal(card.name, 'Report Builder')
     assert.deepEqual(
       card.interfaces.map((i) => i.kind),
-      ['jsonrpc', 'rest', 'clawpedia'],
+      ['jsonrpc', 'rest', 'grpc', 'clawpedia'],
     )
     assert.ok(card.cards.a2a && card.cards.clawpedia)
   })

@@ -25,7 +25,7 @@ describe('usage', () => {
       cli(['send', at('long-runner')]),
       cli(['send', at('long-runner'), '--input', '{}', '--text', 'x']),
       cli(['send', at('long-runner'), '--input', '{not json']),
-      cli(['card', at('long-runner'), '--prefer', 'grpc']),
+      cli(['card', at('long-runner'), '--prefer', 'soap']),
       cli(['send', at('long-runner'), '--input', '{}', '--bogus']),
       cli(['card', 'ftp://example.org']),
     ])

@@ -40,6 +40,7 @@ describe('discovery', () => {
       [
         ['jsonrpc', `${base}/a2a/jsonrpc`],
         ['rest', `${base}/a2a/rest`],
+        ['grpc', `http://${server.switchboard.grpcAddress()}`],
         ['clawpedia', base],
       ],
     )
@@ -162,14 +163,19 @@ describe('interfaces', () => {
     const stub = await stubServer(() => ({
       status: 200,
       body: stubCard([
-        { url: 'http://127.0.0.1:1/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+        { url: 'http://127.0.0.1:1/ws', protocolBinding: 'WEBSOCKET', protocolVersion: '1.0' },
         { url: 'http://127.0.0.1:1/old', protocolBinding: 'JSONRPC', protocolVersion: '0.2' },
+        { url: '127.0.0.1:1', protocolBinding: 'GRPC', protocolVersion: '0.3' },
+        { url: 'http://127.0.0.1:1/a2a', protocolBinding: 'GRPC', protocolVersion: '1.0' },
       ]),
     }))
     try {
       await assert.rejects(connect(stub.url, { cache: false }), (error: unknown) => {
         rejectsWith('NO_USABLE_INTERFACE')(error)
-        assert.match((error as Error).message, /GRPC is not supported.*A2A 0\.2/s)
+        const message = (error as Error).message
+        assert.match(message, /WEBSOCKET is not supported.*A2A 0\.2/s)
+        assert.match(message, /127\.0\.0\.1:1: GRPC at A2A 0\.3 is not supported \(this client speaks 1\.0\)/)
+        assert.match(message, /\/a2a: not a gRPC address/)
         return true
       })
     } finally {

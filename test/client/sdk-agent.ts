@@ -26,7 +26,7 @@ import express from 'express'
 const now = () => new Date().toISOString()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-class ScriptedExecutor implements AgentExecutor {
+export class ScriptedExecutor implements AgentExecutor {
   readonly #cancelled = new Set<string>()
   readonly #contexts = new Map<string, string>()
 
