@@ -85,6 +85,8 @@ describe('GET /agents', () => {
       [
         `${server.url}/agents/long-runner/a2a/jsonrpc`,
         `${server.url}/agents/long-runner/a2a/rest`,
+        // The one gRPC service of the server (its tenant selects the agent), as the client shows it.
+        `http://${server.switchboard.grpcAddress()}`,
         `${server.url}/agents/long-runner`,
       ],
     )
