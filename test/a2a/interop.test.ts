@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { type Artifact, Message, SendMessageRequest, type StreamResponse, TaskState } from '@a2a-js/sdk'
+import { Message, TaskState } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors'
+import { asTask, collect, dataOf, request } from '../helpers/sdk-requests.ts'
 import { BINDINGS, sdkClient, startA2a, startReceiver, type TestServer } from './helpers.ts'
 
 let server: TestServer
@@ -20,41 +21,6 @@ after(async () => {
   await server.close()
   await receiver.close()
 })
-
-type Part = { text: string } | { data: unknown }
-
-const request = (
-  parts: Part[],
-  extra: { taskId?: string; contextId?: string; configuration?: object; messageId?: string } = {},
-) =>
-  SendMessageRequest.fromJSON({
-    message: {
-      messageId: extra.messageId ?? randomUUID(),
-      role: 'ROLE_USER',
-      parts,
-      ...(extra.taskId && { taskId: extra.taskId }),
-      ...(extra.contextId && { contextId: extra.contextId }),
-    },
-    ...(extra.configuration && { configuration: extra.configuration }),
-  })
-
-const asTask = (result: Awaited<ReturnType<Client['sendMessage']>>) => {
-  assert.ok('status' in result, 'SendMessage answered with a Task')
-  return result
-}
-
-/** The value of an artifact's single data part. */
-const dataOf = (artifact: Artifact | undefined): unknown => {
-  const content = artifact?.parts[0]?.content
-  if (content?.$case !== 'data') return assert.fail(`not a data artifact: ${JSON.stringify(artifact)}`)
-  return content.value
-}
-
-const collect = async (stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> => {
-  const events: StreamResponse[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
 
 for (const binding of BINDINGS) {
   describe(`@a2a-js/sdk over ${binding}`, () => {
