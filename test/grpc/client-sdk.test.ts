@@ -4,8 +4,11 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { Server, ServerCredentials, type ServerUnaryCall } from '@grpc/grpc-js'
 import { type Agent, type ClientError, connect, credentials } from '../../src/client.ts'
+import { a2aGrpcService } from '../../src/dialects/a2a/wire/grpc-service.ts'
 import { collect, shapes } from '../client/helpers.ts'
+import { grpcOnlyCard } from './grpc-only-card.ts'
 import { type SdkGrpcAgent, startSdkGrpcAgent } from './sdk-grpc-agent.ts'
 
 let sdk: SdkGrpcAgent
@@ -113,8 +116,33 @@ describe('@a2a-js/sdk over gRPC', () => {
   })
 
   it('a call past its timeout is TIMEOUT; an aborted one ABORTED', async () => {
+    // A service that takes every call and never answers: the deadline, not the server, ends it.
+    const silent = new Server()
+    const held: ServerUnaryCall<unknown, unknown>[] = []
+    silent.addService(
+      a2aGrpcService,
+      Object.fromEntries(
+        Object.keys(a2aGrpcService).map((name) => [
+          name,
+          (call: ServerUnaryCall<unknown, unknown>) => void held.push(call),
+        ]),
+      ),
+    )
+    const port = await new Promise<number>((resolve, reject) =>
+      silent.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
+    )
+    const stub = await grpcOnlyCard(sdk.url, `127.0.0.1:${port}`)
+    try {
+      const mute = await connect(stub.url, { prefer: ['grpc'], timeoutMs: 5000, cache: false })
+      await assert.rejects(mute.task('t-held', { timeoutMs: 200 }), { code: 'TIMEOUT' })
+      assert.equal(held.length, 1, 'the call reached the service, which never answered')
+    } finally {
+      silent.forceShutdown()
+      await stub.close()
+    }
     const task = await agent.send({ steps: 0 })
-    await assert.rejects(task.refresh({ timeoutMs: 0.001 }), { code: 'TIMEOUT' })
     const controller = new AbortController()
     controller.abort()
     await assert.rejects(task.refresh({ signal: controller.signal }), { code: 'ABORTED' })
