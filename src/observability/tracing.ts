@@ -44,6 +44,8 @@ export const ATTR = {
 export interface TracingOptions {
   /** The provider spans go to (an SDK's, or a test's with an in-memory exporter). */
   tracerProvider: TracerProvider
+  /** Called when the server closes, after its last request: flushes and stops the exporter. */
+  shutdown?: () => Promise<void>
 }
 
 /** The tracer of a provider, or of the global one (a no-op until an SDK registers). */

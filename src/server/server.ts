@@ -379,6 +379,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await bus.close()
       await store.close()
       await Promise.all(authentication.authenticators.map((a) => a.close?.()))
+      await options.tracing?.shutdown?.()
     },
   }
 }
