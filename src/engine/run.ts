@@ -1,3 +1,4 @@
+import { context, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { AnswerMessage, AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
 import type { EventBus } from '../events/contract.ts'
 import { creatorOf } from '../model/caller.ts'
@@ -178,7 +179,24 @@ export class TaskRun {
       if (this.#aborted) resolve('aborted')
       else this.#onAbort = () => resolve('aborted')
     })
-    const running = Promise.resolve().then(() => agent.definition.handler(task.input, this.#context()))
+    // A span per handler run (a replay after a restart or takeover is a run too); no-op when off.
+    const span = trace.getTracer('switchboard').startSpan('handler.run', {
+      attributes: {
+        'switchboard.agent': agent.definition.slug,
+        'switchboard.task.id': task.id,
+        'switchboard.context.id': task.contextId,
+      },
+    })
+    const running = context.with(trace.setSpan(context.active(), span), () =>
+      Promise.resolve().then(() => agent.definition.handler(task.input, this.#context())),
+    )
+    running.then(
+      () => span.end(),
+      (error: unknown) => {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message })
+        span.end()
+      },
+    )
     running.catch(() => {}) // its rejection is read below, or abandoned after an abort
     let output: unknown
     try {

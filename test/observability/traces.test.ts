@@ -129,5 +129,23 @@ describe('a chain of two agents', () => {
     const [downstreamSpan] = await waitForSpan('a2a.SendMessage')
     assert.equal(downstreamSpan!.attributes['switchboard.agent'], 'instant')
     assert.equal(downstreamSpan!.spanContext().traceId, TRACE_ID, 'the downstream agent continues the trace')
+    const runs = await waitForSpan('handler.run', 2)
+    const relayRun = runs.find((s) => s.attributes['switchboard.agent'] === 'relay')
+    assert.ok(relayRun)
+    assert.equal(relayRun.spanContext().traceId, TRACE_ID)
+    assert.equal(relayRun.attributes['switchboard.task.id'], created.body.task_id)
+    const upstream = spansNamed('clawpedia.create')[0]!
+    assert.equal(
+      relayRun.parentSpanContext?.spanId,
+      upstream.spanContext().spanId,
+      'the run is the request child',
+    )
+    // The downstream request's parent is a client span inside the relay handler's run.
+    const call = exporter
+      .getFinishedSpans()
+      .find((s) => s.spanContext().spanId === downstreamSpan!.parentSpanContext?.spanId)
+    assert.equal(call?.name, 'client POST')
+    const instantRun = runs.find((s) => s.attributes['switchboard.agent'] === 'instant')
+    assert.equal(instantRun?.spanContext().traceId, TRACE_ID)
   })
 })
