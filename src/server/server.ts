@@ -339,6 +339,9 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       }),
       ready: () => pingStore(server).then(() => true),
       logger,
+      ...(options.tracing && {
+        tracing: { tracer: tracerOf(options.tracing.tracerProvider), defaultAgent: defaultSlug },
+      }),
     })
   }
 

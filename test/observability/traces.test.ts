@@ -35,7 +35,6 @@ let server: TestServer
 before(async () => {
   server = await startServer({
     agents: [instantAgent, relayAgent],
-    grpc: { port: 'off' } as never,
     tracing: { tracerProvider: provider },
   })
   downstream = `${server.url}/agents/instant`
@@ -115,6 +114,25 @@ describe('inbound request spans', () => {
     assert.equal(served.attributes['switchboard.binding'], 'JSONRPC')
     assert.equal(served.attributes['switchboard.protocol.version'], '1.0')
     assert.equal(typeof served.attributes['switchboard.task.id'], 'string')
+  })
+})
+
+describe('the gRPC binding', () => {
+  it('a SendMessage through our gRPC transport continues the caller trace, with agent and binding', async () => {
+    const tracer = trace.getTracer('test')
+    const root = tracer.startSpan('test-root')
+    await context.with(trace.setSpan(context.active(), root), async () => {
+      const agent = await connect(`${server.url}/agents/instant`, { prefer: ['grpc'], cache: false })
+      assert.equal(agent.interface.kind, 'grpc')
+      await (await agent.send({ d: 4 } as never)).wait()
+    })
+    root.end()
+    const [served] = await waitForSpan('a2a.SendMessage')
+    assert.ok(served)
+    assert.equal(served.spanContext().traceId, root.spanContext().traceId)
+    assert.equal(served.parentSpanContext?.spanId, root.spanContext().spanId)
+    assert.equal(served.attributes['switchboard.binding'], 'GRPC')
+    assert.equal(served.attributes['switchboard.agent'], 'instant')
   })
 })
 
