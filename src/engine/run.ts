@@ -190,13 +190,6 @@ export class TaskRun {
     const running = context.with(trace.setSpan(context.active(), span), () =>
       Promise.resolve().then(() => agent.definition.handler(task.input, this.#context())),
     )
-    running.then(
-      () => span.end(),
-      (error: unknown) => {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message })
-        span.end()
-      },
-    )
     running.catch(() => {}) // its rejection is read below, or abandoned after an abort
     let output: unknown
     try {
@@ -205,7 +198,12 @@ export class TaskRun {
       output = result
     } catch (error) {
       if (this.#aborted || this.#suspended) return undefined
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message })
       return failure(error)
+    } finally {
+      // A run suspended for input or aborted leaves its handler pending: the span ends with the run.
+      if (this.#suspended) span.setAttribute('switchboard.run.suspended', true)
+      span.end()
     }
     if (this.#suspended) return undefined
     return completion(output, agent)
