@@ -7,11 +7,14 @@ import { inboundOperationOf } from './tracing-operations.ts'
 const SPAN = Symbol('switchboard.span')
 const CONTEXT = Symbol('switchboard.traceContext')
 const NAMED = Symbol('switchboard.spanNamed')
+const REASON = Symbol('switchboard.errorMessage')
 
 interface Traced {
   [SPAN]?: Span
   [CONTEXT]?: ReturnType<typeof context.active>
   [NAMED]?: boolean
+  /** The answer's error message: the reason of a policy refusal. */
+  [REASON]?: string
   caller?: CallerIdentity
 }
 
@@ -24,7 +27,7 @@ const MAX_READ_BACK = 64 * 1024
  * Facts of the answer: the task it names, its state, the protocol error code. The answer shapes
  * differ by dialect and binding (a bare task, a JSON-RPC result, `{ task }`), so it looks in each.
  */
-const readBack = (span: Span, payload: unknown): void => {
+const readBack = (span: Span, traced: Traced, payload: unknown): void => {
   if (typeof payload !== 'string' || payload.length > MAX_READ_BACK || payload[0] !== '{') return
   let body: Record<string, unknown>
   try {
@@ -32,8 +35,11 @@ const readBack = (span: Span, payload: unknown): void => {
   } catch {
     return
   }
-  const error = body.error as { code?: unknown; data?: unknown } | undefined
-  if (error && typeof error === 'object') recordFailure(span, String(error.code))
+  const error = body.error as { code?: unknown; message?: unknown } | undefined
+  if (error && typeof error === 'object') {
+    recordFailure(span, String(error.code))
+    if (typeof error.message === 'string') traced[REASON] = error.message
+  }
   const result = (body.result ?? body) as Record<string, unknown>
   const task = ((result.task as Record<string, unknown> | undefined) ?? result) as Record<string, unknown>
   // A2A: id, contextId, status.state; Clawpedia: task_id, context_id, status.
@@ -80,8 +86,9 @@ export const registerRequestTracing = (app: FastifyInstance, tracer: Tracer, def
     context.with(traced[CONTEXT]!, done)
   })
   app.addHook('onSend', (request, reply, payload, done) => {
-    const span = (request as unknown as Traced)[SPAN]
-    if (span && reply.getHeader('content-type')?.toString().includes('json')) readBack(span, payload)
+    const traced = request as unknown as Traced
+    const span = traced[SPAN]
+    if (span && reply.getHeader('content-type')?.toString().includes('json')) readBack(span, traced, payload)
     done(null, payload)
   })
   app.addHook('onResponse', (request, reply, done) => {
@@ -133,7 +140,7 @@ const end = (request: FastifyRequest, reply: FastifyReply): void => {
   const refusal = POLICY_REFUSALS[reply.statusCode]
   if (refusal) {
     span.setAttribute(ATTR.policy, refusal)
-    span.setAttribute(ATTR.policyReason, `HTTP ${reply.statusCode}`)
+    span.setAttribute(ATTR.policyReason, traced[REASON] ?? `HTTP ${reply.statusCode}`)
   }
   if (reply.statusCode >= 500) recordFailure(span, String(reply.statusCode))
   span.end()

@@ -36,6 +36,7 @@ before(async () => {
   server = await startServer({
     agents: [instantAgent, relayAgent],
     tracing: { tracerProvider: provider },
+    limits: { requestsPerMinute: 60, burst: 40 },
   })
   downstream = `${server.url}/agents/instant`
 })
@@ -165,5 +166,19 @@ describe('a chain of two agents', () => {
     assert.equal(call?.name, 'client POST')
     const instantRun = runs.find((s) => s.attributes['switchboard.agent'] === 'instant')
     assert.equal(instantRun?.spanContext().traceId, TRACE_ID)
+  })
+})
+
+// Last: it spends the caller's rate-limit bucket.
+describe('policy decisions', () => {
+  it('a rate-limited request is traced with the decision and the refusal reason', async () => {
+    let status = 0
+    while (status !== 429) status = (await request(`${server.url}/agents/instant/tasks/${PARENT_ID}`)).status
+    const refused = exporter.getFinishedSpans().find((s) => s.attributes['http.response.status_code'] === 429)
+    assert.ok(refused)
+    assert.equal(refused.name, 'clawpedia.get')
+    assert.equal(refused.attributes['switchboard.policy.decision'], 'rate-limited')
+    assert.match(String(refused.attributes['switchboard.policy.reason']), /./)
+    assert.notEqual(refused.attributes['switchboard.policy.reason'], 'HTTP 429', 'the answer says why')
   })
 })
