@@ -84,6 +84,11 @@ describe('inbound request spans', () => {
     assert.equal(a['switchboard.caller.tenant'], 'default')
     assert.equal(typeof a['switchboard.caller.principal'], 'string')
     assert.equal(a['http.response.status_code'], 202)
+    assert.deepEqual(
+      span.events.map((e) => [e.name, e.attributes?.['switchboard.task.state']]),
+      [['task.status', 'SUBMITTED']],
+      'the state change the request made is an event of its span',
+    )
   })
 
   it('a Clawpedia read of an unknown task carries the route task id and the error code', async () => {
