@@ -1,6 +1,31 @@
+import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { type Dispatcher, fetch, type Response } from 'undici'
 import type { OriginCredentials } from './credentials.ts'
 import { ClientError, causeCode, fromNetworkError } from './errors.ts'
+
+/**
+ * One CLIENT span per request (until the answer's headers arrive), a child of the caller's active
+ * context; its context goes out as `traceparent`/`tracestate`, so the agent's server span is its
+ * child. With no SDK registered both are no-ops and no header is added.
+ */
+const startCallSpan = (method: string, url: string): Span =>
+  trace.getTracer('switchboard').startSpan(`client ${method}`, {
+    kind: SpanKind.CLIENT,
+    attributes: { 'http.request.method': method, 'url.full': url.split('?')[0]! },
+  })
+
+const propagationHeaders = (span: Span): Record<string, string> => {
+  const carrier: Record<string, string> = {}
+  propagation.inject(trace.setSpan(context.active(), span), carrier)
+  return carrier
+}
+
+const endCallSpan = (span: Span, status: number | undefined, error?: unknown): void => {
+  if (status !== undefined) span.setAttribute('http.response.status_code', status)
+  if (error !== undefined || (status !== undefined && status >= 500))
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(error instanceof Error && { message: error.message }) })
+  span.end()
+}
 
 /** What every request of one agent connection shares. */
 export interface HttpSettings {
@@ -107,10 +132,11 @@ export const send = async (
       throw error
     }
     let response: Response
+    const span = startCallSpan(method, url)
     try {
       response = await fetch(url, {
         method,
-        headers: { ...spec.headers, ...credentials },
+        headers: { ...spec.headers, ...propagationHeaders(span), ...credentials },
         body: spec.body,
         signal: exchange.signal,
         // Never followed automatically: to an API call a 3xx is a protocol error, and card and
@@ -121,6 +147,7 @@ export const send = async (
         }),
       })
     } catch (error) {
+      endCallSpan(span, undefined, error)
       const code = causeCode(error)
       const stale = code !== undefined && STALE_CONNECTION.has(code) && !exchange.signal.aborted
       if (idempotent && stale && !resent) {
@@ -130,6 +157,7 @@ export const send = async (
       exchange.end()
       throw exchange.failure(error, `${method} ${url}`)
     }
+    endCallSpan(span, response.status)
     if (refusedCredentials(response) && !renewed && settings.credentials?.refused(credentials)) {
       renewed = true
       await response.body?.cancel()

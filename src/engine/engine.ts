@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api'
 import type { FileFetcher } from '../agent/context.ts'
 import type { AgentDefinition } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
@@ -380,6 +381,12 @@ export class Engine {
 
   #committed(taskId: string, events: readonly TaskEvent[], task?: Task): void {
     this.#bus.publish(taskId, events, task)
+    // Each state change is an event of the active span (the request's or the run's); none when off.
+    const span = trace.getActiveSpan()
+    if (span?.isRecording())
+      for (const e of events)
+        if (e.kind === 'status')
+          span.addEvent('task.status', { 'switchboard.task.id': taskId, 'switchboard.task.state': e.state })
     if (this.#options.onOutboxWrite && events.some(mayNotify)) {
       this.#options.onOutboxWrite()
     }

@@ -1,3 +1,4 @@
+import { context, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { AnswerMessage, AuthRequest, FileFetcher, LogLevelName, TaskContext } from '../agent/context.ts'
 import type { EventBus } from '../events/contract.ts'
 import { creatorOf } from '../model/caller.ts'
@@ -178,7 +179,17 @@ export class TaskRun {
       if (this.#aborted) resolve('aborted')
       else this.#onAbort = () => resolve('aborted')
     })
-    const running = Promise.resolve().then(() => agent.definition.handler(task.input, this.#context()))
+    // A span per handler run (a replay after a restart or takeover is a run too); no-op when off.
+    const span = trace.getTracer('switchboard').startSpan('handler.run', {
+      attributes: {
+        'switchboard.agent': agent.definition.slug,
+        'switchboard.task.id': task.id,
+        'switchboard.context.id': task.contextId,
+      },
+    })
+    const running = context.with(trace.setSpan(context.active(), span), () =>
+      Promise.resolve().then(() => agent.definition.handler(task.input, this.#context())),
+    )
     running.catch(() => {}) // its rejection is read below, or abandoned after an abort
     let output: unknown
     try {
@@ -187,7 +198,12 @@ export class TaskRun {
       output = result
     } catch (error) {
       if (this.#aborted || this.#suspended) return undefined
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message })
       return failure(error)
+    } finally {
+      // A run suspended for input or aborted leaves its handler pending: the span ends with the run.
+      if (this.#suspended) span.setAttribute('switchboard.run.suspended', true)
+      span.end()
     }
     if (this.#suspended) return undefined
     return completion(output, agent)

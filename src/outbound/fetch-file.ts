@@ -1,3 +1,4 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { type Dispatcher, request } from 'undici'
 import type { FetchedFile, FileFetcher } from '../agent/context.ts'
 import { AgentError } from '../agent/define.ts'
@@ -28,7 +29,9 @@ export const createFileFetcher =
     const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000)
     let response: Dispatcher.ResponseData
     try {
-      response = await request(parsed, { dispatcher, signal: AbortSignal.any([signal, timeout]) })
+      response = await traced(parsed, (headers) =>
+        request(parsed, { dispatcher, headers, signal: AbortSignal.any([signal, timeout]) }),
+      )
     } catch (error) {
       const refusal = findRefusal(error)
       if (refusal) throw new AgentError('URL_NOT_ALLOWED', refusal.message)
@@ -60,3 +63,34 @@ export const createFileFetcher =
     const type = response.headers['content-type']
     return { url, mediaType: typeof type === 'string' ? type : undefined, bytes: Buffer.concat(chunks) }
   }
+
+/**
+ * One CLIENT span (`fetch-file`) per fetch, until the answer's headers; its context goes out as
+ * `traceparent`, and an SSRF refusal is recorded on it as a policy decision. No-ops when tracing is off.
+ */
+const traced = async (
+  url: URL,
+  send: (headers: Record<string, string>) => Promise<Dispatcher.ResponseData>,
+): Promise<Dispatcher.ResponseData> => {
+  const span = trace.getTracer('switchboard').startSpan('fetch-file', {
+    kind: SpanKind.CLIENT,
+    attributes: { 'http.request.method': 'GET', 'url.full': `${url.origin}${url.pathname}` },
+  })
+  const headers: Record<string, string> = {}
+  propagation.inject(trace.setSpan(context.active(), span), headers)
+  try {
+    const response = await send(headers)
+    span.setAttribute('http.response.status_code', response.statusCode)
+    return response
+  } catch (error) {
+    const refusal = findRefusal(error)
+    if (refusal) {
+      span.setAttribute('switchboard.policy.decision', 'ssrf-refused')
+      span.setAttribute('switchboard.policy.reason', refusal.message)
+    }
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message })
+    throw error
+  } finally {
+    span.end()
+  }
+}

@@ -1,3 +1,4 @@
+import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { type Dispatcher, request } from 'undici'
 import { findRefusal } from '../outbound/ssrf.ts'
 import { parseRetryAfter } from './backoff.ts'
@@ -46,8 +47,28 @@ const describe = (error: unknown): string => {
   return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message
 }
 
-/** POSTs one rendered notification and reads (and discards) the answer. Never throws. */
+/**
+ * POSTs one rendered notification and reads (and discards) the answer. Never throws. Each attempt
+ * is a CLIENT span (`push.deliver`) whose context goes out as `traceparent`; no-ops when tracing is off.
+ */
 export const postNotification = async (attempt: AttemptRequest): Promise<AttemptResult> => {
+  const span = trace.getTracer('switchboard').startSpan('push.deliver', {
+    kind: SpanKind.CLIENT,
+    attributes: { 'http.request.method': 'POST', 'url.full': attempt.url.split('?')[0]! },
+  })
+  const carrier: Record<string, string> = {}
+  propagation.inject(trace.setSpan(context.active(), span), carrier)
+  const result = await post({ ...attempt, headers: { ...attempt.headers, ...carrier } }, span)
+  span.setAttribute('switchboard.push.outcome', result.outcome)
+  if (result.status !== undefined) span.setAttribute('http.response.status_code', result.status)
+  if (result.outcome !== 'delivered') {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: result.error })
+  }
+  span.end()
+  return result
+}
+
+const post = async (attempt: AttemptRequest, span: Span): Promise<AttemptResult> => {
   const { dispatcher, url, body, headers, timeoutMs } = attempt
   let target: URL
   try {
@@ -80,7 +101,11 @@ export const postNotification = async (attempt: AttemptRequest): Promise<Attempt
     if (timeout.aborted) return { outcome: 'retry', error: `timed out after ${timeoutMs} ms` }
     // The policy will refuse the same address next time: retrying only delays the verdict.
     const refusal = findRefusal(error)
-    if (refusal) return { outcome: 'dead', error: refusal.message }
+    if (refusal) {
+      span.setAttribute('switchboard.policy.decision', 'ssrf-refused')
+      span.setAttribute('switchboard.policy.reason', refusal.message)
+      return { outcome: 'dead', error: refusal.message }
+    }
     return { outcome: 'retry', error: describe(error) }
   }
 }

@@ -2,12 +2,14 @@ import { type DescFile, toBinary } from '@bufbuild/protobuf'
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt'
 import { experimental, Server, ServerCredentials } from '@grpc/grpc-js'
 import { ReflectionService } from '@grpc/reflection'
+import type { Tracer } from '@opentelemetry/api'
 import { HealthImplementation } from 'grpc-health-check'
 import type { A2aGrpcOptions } from '../dialects/a2a/grpc/calls.ts'
 import { a2aGrpcImplementation } from '../dialects/a2a/grpc/service.ts'
 import { file_lf_a2a_v1_a2a } from '../dialects/a2a/wire/grpc/lf/a2a/v1/a2a_pb.ts'
 import { A2A_GRPC_SERVICE_NAME, a2aGrpcService } from '../dialects/a2a/wire/grpc-service.ts'
 import type { EngineLogger } from '../engine/logger.ts'
+import { traceGrpcImplementation } from '../observability/tracing-grpc.ts'
 import type { TlsOptions } from './exposure.ts'
 
 /** The gRPC binding's server settings (`--grpc-port`, `--grpc-reflection`; docs/a2a.md "gRPC"). */
@@ -102,9 +104,17 @@ export const createGrpcServer = (options: {
   binding: A2aGrpcOptions
   ready: () => Promise<boolean>
   logger: EngineLogger
+  /** Trace every call (absent: tracing is off). */
+  tracing?: { tracer: Tracer; defaultAgent: string }
 }): SwitchboardGrpc => {
   const server = new Server({ 'grpc.max_receive_message_length': options.maxMessageBytes })
-  server.addService(a2aGrpcService, a2aGrpcImplementation(options.binding))
+  const implementation = a2aGrpcImplementation(options.binding)
+  server.addService(
+    a2aGrpcService,
+    options.tracing
+      ? traceGrpcImplementation(implementation, options.tracing.tracer, options.tracing.defaultAgent)
+      : implementation,
+  )
   const health = new HealthImplementation({ '': 'NOT_SERVING', [A2A_GRPC_SERVICE_NAME]: 'NOT_SERVING' })
   health.addToServer(server)
   if (options.reflection) {

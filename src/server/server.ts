@@ -10,6 +10,8 @@ import { LIMITS } from '../engine/limits.ts'
 import { AgentRegistry } from '../engine/registry.ts'
 import { type RetentionOptions, RetentionSweeper } from '../engine/retention.ts'
 import type { EventBus } from '../events/contract.ts'
+import { type TracingOptions, tracerOf } from '../observability/tracing.ts'
+import { registerRequestTracing } from '../observability/tracing-http.ts'
 import { createFileFetcher } from '../outbound/fetch-file.ts'
 import { assertUrlAllowed, createGuardedDispatcher } from '../outbound/ssrf.ts'
 import { PushWorker, type PushWorkerOptions } from '../push/worker.ts'
@@ -140,6 +142,8 @@ export interface SwitchboardOptions {
   logger?: Logger | false
   /** The default logger's level (`info`). */
   logLevel?: string
+  /** Trace every request to this provider (docs/observability.md); absent, nothing is traced. */
+  tracing?: TracingOptions
 }
 
 export { DEFAULTS }
@@ -289,6 +293,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   applyConnectionCap(app.server, connections)
   registerJsonParsers(app)
   registerOversizedBodyDrain(app, bodyLimit)
+  // Before authentication, so that refused requests are traced too.
+  if (options.tracing) registerRequestTracing(app, tracerOf(options.tracing.tracerProvider), defaultSlug)
   registerAuthentication(app, authentication, logger)
   const rateLimit = rateLimitOf(limits)
   registerRateLimit(app, rateLimit)
@@ -333,6 +339,9 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       }),
       ready: () => pingStore(server).then(() => true),
       logger,
+      ...(options.tracing && {
+        tracing: { tracer: tracerOf(options.tracing.tracerProvider), defaultAgent: defaultSlug },
+      }),
     })
   }
 
@@ -373,6 +382,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       await bus.close()
       await store.close()
       await Promise.all(authentication.authenticators.map((a) => a.close?.()))
+      await options.tracing?.shutdown?.()
     },
   }
 }

@@ -18,6 +18,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   push: ['model', 'store', 'outbound', 'push'],
   identity: ['model', 'schema', 'store', 'outbound', 'identity'],
   web: ['model', 'schema', 'engine', 'web'],
+  // Tracing and metrics: the OpenTelemetry API, the opt-in SDK (otel-sdk.ts, loaded dynamically).
+  observability: ['model', 'observability'],
   wire: ['model', 'schema', 'own-wire'],
   dialect: ['model', 'agent', 'schema', 'engine', 'web', 'own-wire', 'own-dialect'],
   server: [
@@ -31,6 +33,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'push',
     'identity',
     'web',
+    'observability',
     'any-dialect',
     'server',
   ],
@@ -51,6 +54,8 @@ const FORBIDDEN_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   wire: ALL_INFRASTRUCTURE,
   engine: ALL_INFRASTRUCTURE,
   identity: ['fastify', 'pg', 'better-sqlite3'],
+  // Hooks are typed against fastify without loading it; no driver, no HTTP client.
+  observability: ALL_INFRASTRUCTURE.filter((name) => name !== 'fastify'),
   dialect: ['pg', 'better-sqlite3'],
   // The webhook receiver offers a fastify plugin, typed against fastify without loading it.
   client: ['pg', 'better-sqlite3'],

@@ -9,6 +9,7 @@ import { grpcFlags } from './grpc.ts'
 import { idempotencyFlags } from './idempotency.ts'
 import { jwtFlags } from './jwt.ts'
 import { limitsFlags } from './limits.ts'
+import { otelFlags } from './otel.ts'
 import { retentionFlags } from './retention.ts'
 import { secretsFlags } from './secrets.ts'
 import { tlsFlags } from './tls.ts'
@@ -28,4 +29,5 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   idempotencyFlags,
   artifactsFlags,
   grpcFlags,
+  otelFlags,
 ]

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { rootCertificates } from 'node:tls'
 import type { DescMessage, JsonValue } from '@bufbuild/protobuf'
 import { type ChannelCredentials, Client, credentials as channelCredentials, Metadata } from '@grpc/grpc-js'
+import { context, propagation } from '@opentelemetry/api'
 import { A2AService } from '../../dialects/a2a/wire/grpc/lf/a2a/v1/a2a_pb.ts'
 import { GRPC_METADATA } from '../../dialects/a2a/wire/grpc-service.ts'
 import { formatExtensions } from '../../dialects/a2a/wire/service-parameters.ts'
@@ -188,6 +189,8 @@ export class GrpcTransport implements Transport {
       )
     }
     metadata.set(GRPC_METADATA.version, A2A_VERSION)
+    // The caller's trace context (a no-op when tracing is off): the agent's span is its child.
+    propagation.inject(context.active(), metadata, { set: (carrier, key, value) => carrier.set(key, value) })
     if (this.#extensions.length > 0)
       metadata.set(GRPC_METADATA.extensions, formatExtensions(this.#extensions))
     return { metadata, sent }

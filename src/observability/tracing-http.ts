@@ -1,0 +1,154 @@
+import { context, trace } from '@opentelemetry/api'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { CallerIdentity } from '../model/caller.ts'
+import { ATTR, extractContext, recordFailure, type Span, SpanKind, type Tracer } from './tracing.ts'
+import { inboundOperationOf } from './tracing-operations.ts'
+
+const SPAN = Symbol('switchboard.span')
+const CONTEXT = Symbol('switchboard.traceContext')
+const NAMED = Symbol('switchboard.spanNamed')
+const REASON = Symbol('switchboard.errorMessage')
+
+interface Traced {
+  [SPAN]?: Span
+  [CONTEXT]?: ReturnType<typeof context.active>
+  [NAMED]?: boolean
+  /** The answer's error message: the reason of a policy refusal. */
+  [REASON]?: string
+  caller?: CallerIdentity
+}
+
+const AGENT_PATH = /^\/agents\/([^/?]+)/
+
+/** JSON answers this large are not read back for their task id and state. */
+const MAX_READ_BACK = 64 * 1024
+
+/**
+ * Facts of the answer: the task it names, its state, the protocol error code. The answer shapes
+ * differ by dialect and binding (a bare task, a JSON-RPC result, `{ task }`), so it looks in each.
+ */
+const readBack = (span: Span, traced: Traced, payload: unknown): void => {
+  if (typeof payload !== 'string' || payload.length > MAX_READ_BACK || payload[0] !== '{') return
+  let body: Record<string, unknown>
+  try {
+    body = JSON.parse(payload) as Record<string, unknown>
+  } catch {
+    return
+  }
+  const error = body.error as { code?: unknown; message?: unknown } | undefined
+  if (error && typeof error === 'object') {
+    recordFailure(span, String(error.code))
+    if (typeof error.message === 'string') traced[REASON] = error.message
+  }
+  const result = (body.result ?? body) as Record<string, unknown>
+  const task = ((result.task as Record<string, unknown> | undefined) ?? result) as Record<string, unknown>
+  // A2A: id, contextId, status.state; Clawpedia: task_id, context_id, status.
+  const id = task.id ?? task.taskId ?? task.task_id
+  if (typeof id === 'string') span.setAttribute(ATTR.taskId, id)
+  const contextId = task.contextId ?? task.context_id
+  if (typeof contextId === 'string') span.setAttribute(ATTR.contextId, contextId)
+  const status = task.status as { state?: unknown } | string | undefined
+  const state = typeof status === 'string' ? status : (status?.state ?? task.state)
+  if (typeof state === 'string') span.setAttribute(ATTR.state, state)
+}
+
+/**
+ * One SERVER span per inbound request, a child of the caller's `traceparent` when it sent one.
+ * The span starts before authentication (so refusals are traced), is named once the route and
+ * body are known, and is the active context of the handler: what the handler starts (the task,
+ * outbound calls) is its child.
+ */
+export const registerRequestTracing = (app: FastifyInstance, tracer: Tracer, defaultAgent: string): void => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const parent = extractContext(request.headers)
+    const span = tracer.startSpan(
+      `HTTP ${request.method}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [ATTR.httpMethod]: request.method,
+          [ATTR.agent]: AGENT_PATH.exec(request.url)?.[1] ?? defaultAgent,
+        },
+      },
+      parent,
+    )
+    const traced = request as unknown as Traced
+    traced[SPAN] = span
+    traced[CONTEXT] = trace.setSpan(parent, span)
+    done()
+  })
+  // After the body is parsed: the JSON-RPC method is known, and the handler runs inside `done`.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const traced = request as unknown as Traced
+    const span = traced[SPAN]
+    if (!span) return done()
+    name(span, request)
+    context.with(traced[CONTEXT]!, done)
+  })
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const traced = request as unknown as Traced
+    const span = traced[SPAN]
+    if (span && reply.getHeader('content-type')?.toString().includes('json')) readBack(span, traced, payload)
+    done(null, payload)
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    end(request, reply)
+    done()
+  })
+  app.addHook('onRequestAbort', (request, done) => {
+    const span = (request as unknown as Traced)[SPAN]
+    span?.setAttribute(ATTR.errorCode, 'CLIENT_ABORTED')
+    span?.end()
+    done()
+  })
+}
+
+const name = (span: Span, request: FastifyRequest): void => {
+  ;(request as unknown as Traced)[NAMED] = true
+  const route = request.routeOptions.url ?? request.url
+  const body = request.body as { method?: unknown } | undefined
+  const op = inboundOperationOf(request.method, route, request.url, body?.method)
+  span.updateName(`${op.dialect}.${op.operation}`)
+  span.setAttribute(ATTR.dialect, op.dialect)
+  span.setAttribute(ATTR.operation, op.operation)
+  span.setAttribute(ATTR.binding, op.binding)
+  span.setAttribute(ATTR.httpRoute, route)
+  const version = op.version ?? request.headers['a2a-version']
+  if (op.dialect === 'a2a') span.setAttribute(ATTR.protocolVersion, String(version ?? '0.3'))
+  const params = request.params as { taskId?: string; target?: string } | undefined
+  const taskId = params?.taskId ?? params?.target?.split(':')[0]
+  if (taskId) span.setAttribute(ATTR.taskId, taskId)
+}
+
+const end = (request: FastifyRequest, reply: FastifyReply): void => {
+  const traced = request as unknown as Traced
+  const span = traced[SPAN]
+  if (!span) return
+  traced[SPAN] = undefined
+  if (!span.isRecording()) {
+    span.end()
+    return
+  }
+  // A request refused before its handler (authentication, access rule, rate limit) is named here.
+  if (!traced[NAMED] && request.routeOptions.url) name(span, request)
+  const caller = traced.caller
+  if (caller) {
+    span.setAttribute(ATTR.principal, caller.principal)
+    span.setAttribute(ATTR.tenant, caller.tenant)
+  }
+  span.setAttribute(ATTR.httpStatus, reply.statusCode)
+  const refusal = POLICY_REFUSALS[reply.statusCode]
+  if (refusal) {
+    span.setAttribute(ATTR.policy, refusal)
+    span.setAttribute(ATTR.policyReason, traced[REASON] ?? `HTTP ${reply.statusCode}`)
+  }
+  if (reply.statusCode >= 500) recordFailure(span, String(reply.statusCode))
+  span.end()
+}
+
+/** The policy a refusal status stands for. */
+const POLICY_REFUSALS: Readonly<Record<number, string>> = {
+  401: 'authentication-refused',
+  403: 'authorization-refused',
+  429: 'rate-limited',
+}

@@ -1,0 +1,109 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api'
+
+/** The instrumentation scope every Switchboard span is created under. */
+export const TRACER_NAME = 'switchboard'
+
+/**
+ * Span attribute keys. Switchboard's own facts live under `switchboard.*` and `a2a.*`; the caller
+ * is named by principal and tenant only, never by a credential.
+ */
+export const ATTR = {
+  agent: 'switchboard.agent',
+  dialect: 'switchboard.dialect',
+  operation: 'switchboard.operation',
+  binding: 'switchboard.binding',
+  protocolVersion: 'switchboard.protocol.version',
+  taskId: 'switchboard.task.id',
+  contextId: 'switchboard.context.id',
+  state: 'switchboard.task.state',
+  principal: 'switchboard.caller.principal',
+  tenant: 'switchboard.caller.tenant',
+  errorCode: 'switchboard.error.code',
+  policy: 'switchboard.policy.decision',
+  policyReason: 'switchboard.policy.reason',
+  httpMethod: 'http.request.method',
+  httpRoute: 'http.route',
+  httpStatus: 'http.response.status_code',
+  urlFull: 'url.full',
+  serverAddress: 'server.address',
+} as const
+
+/** What the server assembly is given to trace with; absent, tracing is off and nothing is hooked. */
+export interface TracingOptions {
+  /** The provider spans go to (an SDK's, or a test's with an in-memory exporter). */
+  tracerProvider: TracerProvider
+  /** Called when the server closes, after its last request: flushes and stops the exporter. */
+  shutdown?: () => Promise<void>
+}
+
+/** The tracer of a provider, or of the global one (a no-op until an SDK registers). */
+export const tracerOf = (provider?: TracerProvider): Tracer =>
+  (provider ?? trace.getTracerProvider()).getTracer(TRACER_NAME)
+
+/** A header carrier as W3C propagation reads it: lower-case names, first value of a list. */
+const HEADER_GETTER = {
+  keys: (carrier: Record<string, unknown>) => Object.keys(carrier),
+  get: (carrier: Record<string, unknown>, key: string) => {
+    const value = carrier[key]
+    if (Array.isArray(value)) return value.map(String)
+    return value === undefined ? undefined : String(value)
+  },
+}
+
+/** The trace context a caller sent (`traceparent`/`tracestate`), or the root context. */
+export const extractContext = (headers: Record<string, unknown>): Context =>
+  propagation.extract(ROOT_CONTEXT, headers, HEADER_GETTER)
+
+/** The propagation headers (`traceparent`, `tracestate`) of a context: empty when nothing is traced. */
+export const propagationHeaders = (from: Context = context.active()): Record<string, string> => {
+  const carrier: Record<string, string> = {}
+  propagation.inject(from, carrier)
+  return carrier
+}
+
+/** Marks a span failed with a protocol error code (the span keeps running until ended). */
+export const recordFailure = (span: Span, code: string, message?: string): void => {
+  span.setAttribute(ATTR.errorCode, code)
+  span.setStatus({ code: SpanStatusCode.ERROR, ...(message !== undefined && { message }) })
+}
+
+/**
+ * Runs `work` inside a span (a child of the active context) and ends it when `work` settles; a
+ * thrown error marks the span failed with the error's `code` when it has one.
+ */
+export const inSpan = async <T>(
+  tracer: Tracer,
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes },
+  work: (span: Span) => Promise<T>,
+): Promise<T> =>
+  tracer.startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+    async (span) => {
+      try {
+        return await work(span)
+      } catch (error) {
+        const code = (error as { code?: unknown }).code
+        recordFailure(span, typeof code === 'string' ? code : 'INTERNAL', (error as Error).message)
+        throw error
+      } finally {
+        span.end()
+      }
+    },
+  )
+
+export type { Span, Tracer, TracerProvider }
+export { SpanKind, SpanStatusCode }
