@@ -42,6 +42,7 @@ import { createGrpcServer, type GrpcOptions, grpcPortOf, type SwitchboardGrpc } 
 import { grpcAccess } from './grpc-access.ts'
 import { registerJsonParsers } from './json-body.ts'
 import { type LimitsOptions, limitsOf, rateLimitOf, registerRateLimit } from './limits.ts'
+import { serverMetrics, tagDialect } from './metrics-route.ts'
 import { openStore } from './open-store.ts'
 import { registerOversizedBodyDrain } from './oversized-body.ts'
 import { pushRenderers } from './push-renderers.ts'
@@ -202,7 +203,10 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     logger,
   })
   // What the engine and the push worker write through: a full disk is STORAGE_FULL, and /readyz hears of it.
-  const writer = watchStorageFull(store)
+  const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
+  const observed = serverMetrics({ store, logger, heartbeats })
+  // Observed too: every task and delivery write the server makes feeds the metrics.
+  const writer = observed.observe(watchStorageFull(store))
   const authentication = authenticationOf(identity, store)
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
@@ -237,7 +241,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     bus,
     agents,
     singleProcess: store.backend !== 'postgres',
-    logger,
+    logger: observed.engineLogger,
     fetchFile: createFileFetcher(dispatcher),
     onOutboxWrite: () => worker.wake(),
     defaultPushTargets: clawpediaDefaultTargets,
@@ -248,7 +252,6 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     replicaId,
   })
 
-  const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
   const cardSigning =
     options.cardSigning && (await loadCardSigning(options.cardSigning, () => `${publicUrl()}${JWKS_PATH}`))
   const server: ServerContext = {
@@ -287,6 +290,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(options.tls ? { https: { ...httpsOptionsOf(options.tls), ...nodeOptions } } : { http: nodeOptions }),
   }) as unknown as FastifyInstance
   applyConnectionCap(app.server, connections)
+  observed.observeRequests(app)
   registerJsonParsers(app)
   registerOversizedBodyDrain(app, bodyLimit)
   registerAuthentication(app, authentication, logger)
@@ -304,12 +308,14 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     access: { ...options.admin, authentication, publicUrl },
     prefix: '/admin',
   })
+  await observed.register(app, { server, access: { ...options.admin, authentication, publicUrl } })
   if (cardSigning) await app.register(jwksRoutes, { jwks: cardSigning.jwks, server })
   for (const mount of [...mounts, defaultMount]) {
     await app.register(
       async (scoped) => {
         registerAgentAccess(scoped, mount.agent.definition.slug, options.access)
-        for (const dialect of DIALECTS) await scoped.register(dialect, { mount, server })
+        for (const [name, dialect] of DIALECTS)
+          await scoped.register(tagDialect(name, dialect), { mount, server })
       },
       { prefix: mount.prefix },
     )
@@ -378,4 +384,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 }
 
 /** Every wire dialect an agent is served in, each an encapsulated fastify plugin under the agent's base. */
-const DIALECTS = [clawpediaRoutes, a2aRoutes]
+const DIALECTS = [
+  ['clawpedia', clawpediaRoutes],
+  ['a2a', a2aRoutes],
+] as const
