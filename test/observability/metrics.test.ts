@@ -10,7 +10,7 @@ import { newId } from '../../src/model/ids.ts'
 import { failingAgent, instantAgent } from '../helpers/agents.ts'
 import { eventually, request, startServer, type TestServer } from '../helpers/server.ts'
 import { type Receiver, startReceiver } from '../push/helpers.ts'
-import { type Exposition, parseExposition, sumOf, valueOf } from './prometheus-text.ts'
+import { type Exposition, parseExposition, sampleSum, sampleValue } from './prometheus-text.ts'
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i
 
@@ -110,80 +110,83 @@ describe('/metrics after a known workload', () => {
   })
 
   it('counts tasks created and finished by agent and final state, with a duration each', () => {
-    assert.equal(valueOf(metrics, 'switchboard_tasks_created_total', { agent: 'instant' }), 3)
-    assert.equal(valueOf(metrics, 'switchboard_tasks_created_total', { agent: 'failing' }), 2)
-    assert.equal(valueOf(metrics, 'switchboard_tasks_created_total', { agent: 'long-runner' }), 1)
+    assert.equal(sampleValue(metrics, 'switchboard_tasks_created_total', { agent: 'instant' }), 3)
+    assert.equal(sampleValue(metrics, 'switchboard_tasks_created_total', { agent: 'failing' }), 2)
+    assert.equal(sampleValue(metrics, 'switchboard_tasks_created_total', { agent: 'long-runner' }), 1)
     const finished = [
       ['instant', 'COMPLETED', 3],
       ['failing', 'FAILED', 2],
       ['long-runner', 'CANCELLED', 1],
     ] as const
     for (const [agent, state, count] of finished) {
-      assert.equal(valueOf(metrics, 'switchboard_tasks_finished_total', { agent, state }), count)
-      assert.equal(valueOf(metrics, 'switchboard_task_duration_seconds_count', { agent, state }), count)
+      assert.equal(sampleValue(metrics, 'switchboard_tasks_finished_total', { agent, state }), count)
+      assert.equal(sampleValue(metrics, 'switchboard_task_duration_seconds_count', { agent, state }), count)
       assert.equal(
-        valueOf(metrics, 'switchboard_task_duration_seconds_bucket', { agent, state, le: '+Inf' }),
+        sampleValue(metrics, 'switchboard_task_duration_seconds_bucket', { agent, state, le: '+Inf' }),
         count,
       )
-      assert.equal(valueOf(metrics, 'switchboard_task_time_to_first_event_seconds_count', { agent }), count)
+      assert.equal(
+        sampleValue(metrics, 'switchboard_task_time_to_first_event_seconds_count', { agent }),
+        count,
+      )
     }
-    assert.equal(sumOf(metrics, 'switchboard_tasks_finished_total'), 6)
+    assert.equal(sampleSum(metrics, 'switchboard_tasks_finished_total'), 6)
     assert.equal(metrics.types.get('switchboard_task_duration_seconds'), 'histogram')
     assert.equal(metrics.types.get('switchboard_tasks_finished_total'), 'counter')
   })
 
   it('shows the running task and its open stream while they last, and neither after', () => {
-    assert.equal(valueOf(during, 'switchboard_tasks_open', { agent: 'long-runner', state: 'running' }), 1)
-    assert.equal(valueOf(during, 'switchboard_open_streams', { dialect: 'clawpedia' }), 1)
-    assert.equal(sumOf(metrics, 'switchboard_tasks_open'), 0)
-    assert.equal(sumOf(metrics, 'switchboard_open_streams'), 0)
+    assert.equal(sampleValue(during, 'switchboard_tasks_open', { agent: 'long-runner', state: 'running' }), 1)
+    assert.equal(sampleValue(during, 'switchboard_open_streams', { dialect: 'clawpedia' }), 1)
+    assert.equal(sampleSum(metrics, 'switchboard_tasks_open'), 0)
+    assert.equal(sampleSum(metrics, 'switchboard_open_streams'), 0)
   })
 
   it('counts HTTP requests by route pattern and status, errors by code', () => {
     const created = { method: 'POST', route: '/agents/instant/tasks', status: '202' }
-    assert.equal(valueOf(metrics, 'switchboard_http_requests_total', created), 3)
-    assert.equal(valueOf(metrics, 'switchboard_http_request_duration_seconds_count', created), 3)
+    assert.equal(sampleValue(metrics, 'switchboard_http_requests_total', created), 3)
+    assert.equal(sampleValue(metrics, 'switchboard_http_request_duration_seconds_count', created), 3)
     const missing = { method: 'GET', route: '/agents/instant/tasks/:taskId', status: '404' }
-    assert.equal(valueOf(metrics, 'switchboard_http_requests_total', missing), 1)
+    assert.equal(sampleValue(metrics, 'switchboard_http_requests_total', missing), 1)
     const badJson = { method: 'POST', route: '/agents/instant/tasks', status: '400' }
-    assert.equal(valueOf(metrics, 'switchboard_http_requests_total', badJson), 1)
-    assert.ok(valueOf(metrics, 'switchboard_handler_errors_total', { code: notFoundCode }) >= 1)
-    assert.ok(sumOf(metrics, 'switchboard_handler_errors_total') >= 2)
+    assert.equal(sampleValue(metrics, 'switchboard_http_requests_total', badJson), 1)
+    assert.ok(sampleValue(metrics, 'switchboard_handler_errors_total', { code: notFoundCode }) >= 1)
+    assert.ok(sampleSum(metrics, 'switchboard_handler_errors_total') >= 2)
   })
 
   it('counts push deliveries by outcome, retries and dead letters, as the outbox and receivers saw them', () => {
     assert.equal(
-      valueOf(metrics, 'switchboard_push_deliveries_total', { outcome: 'delivered' }),
+      sampleValue(metrics, 'switchboard_push_deliveries_total', { outcome: 'delivered' }),
       deliveryCounts.delivered,
     )
     assert.equal(healthy.received.length, deliveryCounts.delivered)
     assert.equal(
-      valueOf(metrics, 'switchboard_push_deliveries_total', { outcome: 'dead' }),
+      sampleValue(metrics, 'switchboard_push_deliveries_total', { outcome: 'dead' }),
       deliveryCounts.dead,
     )
     // Two attempts each: every dead letter was retried once before it died.
     assert.equal(
-      valueOf(metrics, 'switchboard_push_deliveries_total', { outcome: 'retry' }),
+      sampleValue(metrics, 'switchboard_push_deliveries_total', { outcome: 'retry' }),
       deliveryCounts.dead,
     )
     assert.equal(broken.received.length, 2 * deliveryCounts.dead)
-    assert.equal(valueOf(metrics, 'switchboard_push_outbox', { state: 'dead' }), deliveryCounts.dead)
-    assert.equal(valueOf(metrics, 'switchboard_push_outbox', { state: 'pending' }), 0)
-    assert.equal(valueOf(metrics, 'switchboard_push_oldest_pending_age_seconds'), 0)
+    assert.equal(sampleValue(metrics, 'switchboard_push_outbox', { state: 'dead' }), deliveryCounts.dead)
+    assert.equal(sampleValue(metrics, 'switchboard_push_outbox', { state: 'pending' }), 0)
+    assert.equal(sampleValue(metrics, 'switchboard_push_oldest_pending_age_seconds'), 0)
   })
 
   it('times store commits: one create per task, an event count per append', () => {
     assert.equal(
-      valueOf(metrics, 'switchboard_store_commit_duration_seconds_count', { operation: 'create' }),
+      sampleValue(metrics, 'switchboard_store_commit_duration_seconds_count', { operation: 'create' }),
       6,
     )
-    const appends = valueOf(metrics, 'switchboard_store_commit_duration_seconds_count', {
+    const appends = sampleValue(metrics, 'switchboard_store_commit_duration_seconds_count', {
       operation: 'append',
     })
     assert.ok(appends >= 6, `${appends} appends`)
-    assert.equal(valueOf(metrics, 'switchboard_store_commit_events_count'), appends)
-    assert.ok(valueOf(metrics, 'switchboard_store_commit_events_sum') >= appends)
-    assert.equal(valueOf(metrics, 'switchboard_lease_takeovers_total'), 0)
+    assert.equal(sampleValue(metrics, 'switchboard_store_commit_events_count'), appends)
+    assert.ok(sampleValue(metrics, 'switchboard_store_commit_events_sum') >= appends)
+    assert.equal(sampleValue(metrics, 'switchboard_lease_takeovers_total'), 0)
   })
 
   it('never puts a task id in a label', () => {

@@ -14,7 +14,8 @@ export interface Exposition {
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?/y
 
-const unescape = (value: string): string => value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
+const unescapeLabel = (value: string): string =>
+  value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
 
 const parseLabels = (text: string, line: string): Record<string, string> => {
   const labels: Record<string, string> = {}
@@ -23,7 +24,7 @@ const parseLabels = (text: string, line: string): Record<string, string> => {
     const start = LABEL.lastIndex
     const match = LABEL.exec(text)
     if (!match || match.index !== start) throw new Error(`bad labels in: ${line}`)
-    labels[match[1]!] = unescape(match[2]!)
+    labels[match[1]!] = unescapeLabel(match[2]!)
   }
   return labels
 }
@@ -49,7 +50,7 @@ export const parseExposition = (text: string): Exposition => {
 }
 
 /** The value of the one sample with this name whose labels include `labels`; 0 when none (an unset counter). */
-export const valueOf = (
+export const sampleValue = (
   exposition: Exposition,
   name: string,
   labels: Record<string, string> = {},
@@ -63,7 +64,11 @@ export const valueOf = (
 }
 
 /** The sum over every sample with this name whose labels include `labels`. */
-export const sumOf = (exposition: Exposition, name: string, labels: Record<string, string> = {}): number =>
+export const sampleSum = (
+  exposition: Exposition,
+  name: string,
+  labels: Record<string, string> = {},
+): number =>
   exposition.samples
     .filter(
       (sample) =>
