@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Store } from '../store/contract.ts'
 
 /** Seconds: from a fast in-memory task to a long-running agent. */
 const TASK_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600]
@@ -10,7 +9,11 @@ const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128]
 
 /** Where the scrape-time gauges read from (the store, not a copy kept in step). */
 export interface MetricsSources {
-  store: Pick<Store, 'countDeliveries' | 'listDeliveries'>
+  /** The push outbox (the store's countDeliveries and listDeliveries). */
+  store: {
+    countDeliveries(): Promise<Record<string, number>>
+    listDeliveries(query: { state: 'pending'; limit: number }): Promise<readonly { createdAt: string }[]>
+  }
   /** Open tasks per agent and state as this replica saw them (see OpenTaskTally). */
   openTasks: () => Iterable<{ agent: string; state: 'waiting' | 'running'; count: number }>
   /** Server-sent event streams open now, by dialect. */

@@ -3,12 +3,12 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Logger } from 'pino'
 import type { EngineLogger } from '../engine/logger.ts'
 import { SwitchboardMetrics } from '../observability/metrics.ts'
-import { OpenTaskTally, observedStore, withTaskAgents } from '../observability/metrics-store.ts'
 import type { Store } from '../store/contract.ts'
 import type { ServerContext } from '../web/context.ts'
 import { asSwitchboardError, errorBodyHandler } from '../web/errors.ts'
 import type { Heartbeats } from '../web/sse.ts'
 import { type AdminAccess, registerAdminAccess } from './admin-access.ts'
+import { OpenTaskTally, observedStore, withTaskAgents } from './metrics-store.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

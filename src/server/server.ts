@@ -278,7 +278,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const nodeOptions = nodeServerOptionsOf(connections)
   const app = Fastify({
     loggerInstance: logger,
-    // Per-request logs cost more than the request on the hot path; errors are still logged.
+    // Fastify's two lines per request are off: metrics-route.ts writes one access line per
+    // request instead, at info (a level above it silences them, docs/observability.md).
     logController: new LogController({ disableRequestLogging: true }),
     // No child logger per request: nothing logs through request.log, and a child costs time on
     // every request and memory for as long as a stream stays open.

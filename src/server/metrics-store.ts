@@ -1,8 +1,8 @@
 import type { EngineLogger } from '../engine/logger.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
+import type { SwitchboardMetrics } from '../observability/metrics.ts'
 import type { Store } from '../store/contract.ts'
-import type { SwitchboardMetrics } from './metrics.ts'
 
 interface Tracked {
   agent: string
