@@ -261,6 +261,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     publicUrl,
     grpcAddress: () => grpc?.address(),
     startedAt: new Date(),
+    countHandlerError: (code) => observed.metrics.handlerErrors.inc({ code }),
     logger,
     a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
     a2aV03: options.a2a?.v03 ?? true,

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { longRunner } from '../../src/demo/long-runner.ts'
 import { newId } from '../../src/model/ids.ts'
+import { rpc } from '../a2a/helpers.ts'
 import { failingAgent, instantAgent } from '../helpers/agents.ts'
 import { eventually, request, startServer, type TestServer } from '../helpers/server.ts'
 import { type Receiver, startReceiver } from '../push/helpers.ts'
@@ -93,6 +94,11 @@ describe('/metrics after a known workload', () => {
       400,
     )
 
+    // A2A JSON-RPC answers errors with HTTP 200: they count as handler errors all the same.
+    const rpcMissing = await rpc(`${url}/agents/instant`, 'GetTask', { id: newId() })
+    assert.equal(rpcMissing.body.error.data[0].metadata.code, 'TASK_NOT_FOUND')
+    assert.ok((await rpc(`${url}/agents/instant`, 'NoSuchMethod', {})).body.error)
+
     deliveryCounts = await eventually(
       async () => {
         const { counts } = (await request(`${url}/admin/deliveries/stats`)).body
@@ -150,8 +156,12 @@ describe('/metrics after a known workload', () => {
     assert.equal(sampleValue(metrics, 'switchboard_http_requests_total', missing), 1)
     const badJson = { method: 'POST', route: '/agents/instant/tasks', status: '400' }
     assert.equal(sampleValue(metrics, 'switchboard_http_requests_total', badJson), 1)
-    assert.ok(sampleValue(metrics, 'switchboard_handler_errors_total', { code: notFoundCode }) >= 1)
-    assert.ok(sampleSum(metrics, 'switchboard_handler_errors_total') >= 2)
+    assert.equal(notFoundCode, 'TASK_NOT_FOUND')
+    // One from the Clawpedia route, one from A2A JSON-RPC.
+    assert.equal(sampleValue(metrics, 'switchboard_handler_errors_total', { code: 'TASK_NOT_FOUND' }), 2)
+    assert.equal(sampleValue(metrics, 'switchboard_handler_errors_total', { code: 'MethodNotFoundError' }), 1)
+    const jsonRpc = { method: 'POST', route: '/agents/instant/a2a/jsonrpc', status: '200' }
+    assert.equal(sampleValue(metrics, 'switchboard_http_requests_total', jsonRpc), 2)
   })
 
   it('counts push deliveries by outcome, retries and dead letters, as the outbox and receivers saw them', () => {
