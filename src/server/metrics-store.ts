@@ -122,11 +122,16 @@ export const observedStore = (
       metrics.pushDeliveries.inc({ outcome: outcome.result })
     },
   }
+  // Every other member passes through, its methods bound once (not on every call).
+  const bound = new Map<PropertyKey, unknown>()
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (typeof property === 'string' && property in wrapped) return wrapped[property as keyof Store]
+      if (typeof property === 'string' && Object.hasOwn(wrapped, property))
+        return wrapped[property as keyof Store]
       const value = Reflect.get(target, property, receiver)
-      return typeof value === 'function' ? value.bind(target) : value
+      if (typeof value !== 'function') return value
+      if (!bound.has(property)) bound.set(property, value.bind(target))
+      return bound.get(property)
     },
   })
 }
