@@ -113,11 +113,12 @@ export interface ServerMetrics {
 
 /** The metrics of one Switchboard instance: a registry of its own, fed by the server's own parts. */
 export const serverMetrics = (options: {
-  store: Pick<Store, 'countDeliveries' | 'listDeliveries'>
+  store: Pick<Store, 'countDeliveries' | 'listDeliveries' | 'backend'>
   logger: Logger
   heartbeats: Heartbeats
 }): ServerMetrics => {
-  const tally = new OpenTaskTally()
+  // A single-process store: every task runs here, so the waiting ones are known too.
+  const tally = new OpenTaskTally({ trackWaiting: options.store.backend !== 'postgres' })
   const dialects = new WeakMap<IncomingMessage, string>()
   const metrics = new SwitchboardMetrics({
     store: options.store,

@@ -8,37 +8,59 @@ interface Tracked {
   agent: string
   state: 'waiting' | 'running'
   createdAt: number
+  /** Whether the time to its first event was observed (or the task had started before we saw it). */
   reported: boolean
 }
 
 /**
- * The open tasks this replica created or wrote to, for the waiting/running gauge and the task
- * histograms. Bounded by the open tasks: an entry goes when its task reaches a terminal state.
+ * The tasks this replica runs (`running`: it holds the lease) or will run (`waiting`: it needs a
+ * run and none holds it), for the open-tasks gauge, the time to first event and the agent on
+ * engine lines. Bounded: a running entry goes when the run ends (lease released, lost, or a
+ * terminal state), so there are at most the engine's concurrency of them. Waiting entries are
+ * kept only when this process runs every task (`trackWaiting`, a single-process store): with
+ * replicas, another one may claim the task and this one would never see it leave.
  */
 export class OpenTaskTally {
   readonly #tasks = new Map<string, Tracked>()
+  readonly #trackWaiting: boolean
+
+  constructor(options: { trackWaiting: boolean }) {
+    this.#trackWaiting = options.trackWaiting
+  }
 
   get(taskId: string): Tracked | undefined {
     return this.#tasks.get(taskId)
   }
 
-  see(task: Task): Tracked | undefined {
-    if (isTerminal(task.state)) {
-      const last = this.#tasks.get(task.id)
-      this.#tasks.delete(task.id)
-      return last
-    }
-    const state = task.state === 'SUBMITTED' ? 'waiting' : 'running'
+  /** A task created here, or given an answer (it needs a run again). */
+  needsRun(task: Task, leased: boolean): void {
+    if (leased) return this.leased(task)
+    if (!this.#trackWaiting || this.#tasks.has(task.id)) return
+    this.#tasks.set(task.id, this.#entry(task, 'waiting'))
+  }
+
+  /** This replica holds the task's lease now. */
+  leased(task: Task): void {
     const known = this.#tasks.get(task.id)
-    if (known) known.state = state
-    else
-      this.#tasks.set(task.id, {
-        agent: task.agent,
-        state,
-        createdAt: Date.parse(task.createdAt),
-        reported: false,
-      })
+    if (known) known.state = 'running'
+    else this.#tasks.set(task.id, this.#entry(task, 'running'))
+  }
+
+  /** The run ended here (lease released or lost) or the task finished: the entry goes. */
+  forget(taskId: string): Tracked | undefined {
+    const known = this.#tasks.get(taskId)
+    this.#tasks.delete(taskId)
     return known
+  }
+
+  #entry(task: Task, state: Tracked['state']): Tracked {
+    // A task already past SUBMITTED (resumed after input, taken over) has had its first event.
+    return {
+      agent: task.agent,
+      state,
+      createdAt: Date.parse(task.createdAt),
+      reported: task.state !== 'SUBMITTED',
+    }
   }
 
   *counts(): Iterable<{ agent: string; state: 'waiting' | 'running'; count: number }> {
@@ -85,7 +107,7 @@ export const observedStore = (
         metrics.tasksCreated.inc({ agent: result.task.agent })
         logger.info({ taskId: result.task.id, agent: result.task.agent }, 'task created')
         if (isTerminal(result.task.state)) finished(result.task, undefined)
-        else tally.see(result.task)
+        else tally.needsRun(result.task, result.leased)
       }
       return result
     },
@@ -103,19 +125,33 @@ export const observedStore = (
           Math.max(0, (Date.now() - before.createdAt) / 1000),
         )
       }
-      const tracked = tally.see(task)
-      // A terminal state is written at most once (the store contract), so this counts each task once.
-      if (isTerminal(task.state) && result.events.some((event) => event.kind === 'status'))
-        finished(task, tracked)
+      if (isTerminal(task.state)) {
+        const tracked = tally.forget(task.id)
+        // A terminal state is written at most once (the store contract), so this counts each task once.
+        if (result.events.some((event) => event.kind === 'status')) finished(task, tracked)
+      } else if (request.releaseLease) tally.forget(task.id)
+      else if (request.requestRun) tally.needsRun(task, false)
       return result
     },
     async claimTasks(request) {
       const claimed = await store.claimTasks(request)
       for (const { task, interrupted } of claimed) {
         if (interrupted) metrics.leaseTakeovers.inc()
-        tally.see(task)
+        tally.leased(task)
       }
       return claimed
+    },
+    async releaseLease(owner, taskId) {
+      await store.releaseLease(owner, taskId)
+      tally.forget(taskId)
+    },
+    async renewLeases(owner, taskIds, ttlMs) {
+      const held = await store.renewLeases(owner, taskIds, ttlMs)
+      if (held.length < taskIds.length) {
+        const still = new Set(held)
+        for (const id of taskIds) if (!still.has(id)) tally.forget(id)
+      }
+      return held
     },
     async settleDelivery(owner, deliveryId, outcome) {
       await store.settleDelivery(owner, deliveryId, outcome)

@@ -19,7 +19,7 @@ describe('the observed store', () => {
     warn: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
     error: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
   }
-  const tally = new OpenTaskTally()
+  const tally = new OpenTaskTally({ trackWaiting: true })
   const metrics = new SwitchboardMetrics({
     store: inner,
     openTasks: () => tally.counts(),
@@ -42,19 +42,35 @@ describe('the observed store', () => {
     assert.equal(sampleValue(await scrape(), 'switchboard_lease_takeovers_total'), 1)
   })
 
-  it('tallies open tasks per agent as waiting or running, and drops them when they finish', async () => {
-    const waiting = (await create(store, { header: { agent: 'beta' } })).task
+  it('tallies open tasks per agent as waiting (needing a run) or running (leased here), and drops them when they finish', async () => {
     const running = (await create(store, { header: { agent: 'beta' } })).task
-    await store.append({ taskId: running.id, events: [status('WORKING')] })
+    const waiting = (await create(store, { header: { agent: 'beta' } })).task
     let exposition = await scrape()
+    assert.equal(sampleValue(exposition, 'switchboard_tasks_open', { agent: 'beta', state: 'waiting' }), 2)
+    const claimed = await store.claimTasks({ owner: 'runner-1', limit: 1, ttlMs: 60_000, agents: ['beta'] })
+    assert.deepEqual(
+      claimed.map((c) => c.task.id),
+      [running.id],
+    )
+    await store.append({ taskId: running.id, events: [status('WORKING')], leaseOwner: 'runner-1' })
+    exposition = await scrape()
     assert.equal(sampleValue(exposition, 'switchboard_tasks_open', { agent: 'beta', state: 'waiting' }), 1)
     assert.equal(sampleValue(exposition, 'switchboard_tasks_open', { agent: 'beta', state: 'running' }), 1)
-    await store.append({ taskId: running.id, events: [completed] })
+    await store.append({
+      taskId: running.id,
+      events: [completed],
+      leaseOwner: 'runner-1',
+      releaseLease: true,
+    })
     await store.append({ taskId: waiting.id, events: [status('WORKING'), completed] })
     exposition = await scrape()
     assert.equal(sampleSum(exposition, 'switchboard_tasks_open', { agent: 'beta' }), 0)
     assert.equal(
       sampleValue(exposition, 'switchboard_tasks_finished_total', { agent: 'beta', state: 'COMPLETED' }),
+      2,
+    )
+    assert.equal(
+      sampleValue(exposition, 'switchboard_task_time_to_first_event_seconds_count', { agent: 'beta' }),
       2,
     )
     // Appends of 1, 1 and 2 events.
@@ -65,7 +81,9 @@ describe('the observed store', () => {
   })
 
   it('adds the agent to engine lines about a task it knows, and leaves other lines alone', async () => {
-    const task = (await create(store, { header: { agent: 'gamma' } })).task
+    const task = (
+      await create(store, { header: { agent: 'gamma' }, lease: { owner: 'runner-1', ttlMs: 60_000 } })
+    ).task
     const engineLogger = withTaskAgents(logger, tally)
     engineLogger.error({ taskId: task.id }, 'task run failed unexpectedly')
     engineLogger.warn({ expired: 2 }, 'recovering tasks')
