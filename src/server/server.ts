@@ -44,6 +44,7 @@ import { createGrpcServer, type GrpcOptions, grpcPortOf, type SwitchboardGrpc } 
 import { grpcAccess } from './grpc-access.ts'
 import { registerJsonParsers } from './json-body.ts'
 import { type LimitsOptions, limitsOf, rateLimitOf, registerRateLimit } from './limits.ts'
+import { serverMetrics, tagDialect } from './metrics-route.ts'
 import { openStore } from './open-store.ts'
 import { registerOversizedBodyDrain } from './oversized-body.ts'
 import { pushRenderers } from './push-renderers.ts'
@@ -205,8 +206,10 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(options.store === undefined && { dataDir: options.dataDir ?? DEFAULTS.dataDir }),
     logger,
   })
-  // What the engine and the push worker write through: a full disk is STORAGE_FULL, and /readyz hears of it.
-  const writer = watchStorageFull(store)
+  const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
+  const observed = serverMetrics({ store, logger, heartbeats })
+  // What the engine and push worker write through: a full disk is STORAGE_FULL (/readyz hears of it).
+  const writer = observed.observe(watchStorageFull(store))
   const authentication = authenticationOf(identity, store)
   const policy = { allow: options.outbound?.allow ?? [] }
   const dispatcher = createGuardedDispatcher(policy)
@@ -241,7 +244,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     bus,
     agents,
     singleProcess: store.backend !== 'postgres',
-    logger,
+    logger: observed.engineLogger,
     fetchFile: createFileFetcher(dispatcher),
     onOutboxWrite: () => worker.wake(),
     defaultPushTargets: clawpediaDefaultTargets,
@@ -252,7 +255,6 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     replicaId,
   })
 
-  const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
   const cardSigning =
     options.cardSigning && (await loadCardSigning(options.cardSigning, () => `${publicUrl()}${JWKS_PATH}`))
   const server: ServerContext = {
@@ -262,6 +264,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     publicUrl,
     grpcAddress: () => grpc?.address(),
     startedAt: new Date(),
+    countHandlerError: (code) => observed.metrics.handlerErrors.inc({ code }),
     logger,
     a2aAssumeVersion: options.a2a?.assumeVersionWhenMissing ?? false,
     a2aV03: options.a2a?.v03 ?? true,
@@ -279,7 +282,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   const nodeOptions = nodeServerOptionsOf(connections)
   const app = Fastify({
     loggerInstance: logger,
-    // Per-request logs cost more than the request on the hot path; errors are still logged.
+    // Off: metrics-route.ts writes one access line per request instead (docs/observability.md).
     logController: new LogController({ disableRequestLogging: true }),
     // No child logger per request: nothing logs through request.log, and a child costs time on
     // every request and memory for as long as a stream stays open.
@@ -291,6 +294,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     ...(options.tls ? { https: { ...httpsOptionsOf(options.tls), ...nodeOptions } } : { http: nodeOptions }),
   }) as unknown as FastifyInstance
   applyConnectionCap(app.server, connections)
+  observed.observeRequests(app)
   registerJsonParsers(app)
   registerOversizedBodyDrain(app, bodyLimit)
   // Before authentication, so that refused requests are traced too.
@@ -310,12 +314,14 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     access: { ...options.admin, authentication, publicUrl },
     prefix: '/admin',
   })
+  await observed.register(app, { server, access: { ...options.admin, authentication, publicUrl } })
   if (cardSigning) await app.register(jwksRoutes, { jwks: cardSigning.jwks, server })
   for (const mount of [...mounts, defaultMount]) {
     await app.register(
       async (scoped) => {
         registerAgentAccess(scoped, mount.agent.definition.slug, options.access)
-        for (const dialect of DIALECTS) await scoped.register(dialect, { mount, server })
+        for (const [name, dialect] of DIALECTS)
+          await scoped.register(tagDialect(name, dialect), { mount, server })
       },
       { prefix: mount.prefix },
     )
@@ -388,4 +394,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
 }
 
 /** Every wire dialect an agent is served in, each an encapsulated fastify plugin under the agent's base. */
-const DIALECTS = [clawpediaRoutes, a2aRoutes]
+const DIALECTS = [
+  ['clawpedia', clawpediaRoutes],
+  ['a2a', a2aRoutes],
+] as const

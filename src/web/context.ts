@@ -7,6 +7,11 @@ import type { Heartbeats } from './sse.ts'
 /** What every route plugin of a server shares. */
 export interface ServerContext {
   engine: Engine
+  /**
+   * Counts an error a handler answered itself rather than throwing (A2A JSON-RPC answers errors
+   * with HTTP 200): the metrics' handler errors, by Switchboard code or else A2A error kind.
+   */
+  countHandlerError?: (code: string) => void
   heartbeats: Heartbeats
   /** How long a stream may stay backpressured before the client is dropped. */
   stallMs: number

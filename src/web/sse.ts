@@ -75,6 +75,11 @@ export class SseStream {
     return this.#closed
   }
 
+  /** The request this stream answers (the metrics tell streams apart by the route it matched). */
+  get request(): ServerResponse['req'] {
+    return this.#res.req
+  }
+
   get idleSince(): number {
     return this.#lastWrite
   }
@@ -183,6 +188,11 @@ export class Heartbeats {
 
   get size(): number {
     return this.#streams.size
+  }
+
+  /** The streams open now (read at metrics scrape time). */
+  open(): Iterable<SseStream> {
+    return this.#streams.values()
   }
 
   /** Ends every open stream (server shutdown). */

@@ -84,6 +84,7 @@ export const a2aJsonRpcRoutes = async (
   }
   const sendError = (reply: FastifyReply, id: RpcId, failure: A2aFailure, status = 200, method?: string) => {
     if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A JSON-RPC request failed')
+    server.countHandlerError?.(failure.metadata.code ?? failure.kind)
     const error = speaksV03(reply.request, method) ? v03JsonRpcError(failure) : jsonRpcError(failure)
     return reply.code(status).type(typeOf(reply)).send(encodeJsonRpcError(id, error))
   }
