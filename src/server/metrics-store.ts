@@ -34,7 +34,10 @@ export class OpenTaskTally {
 
   /** A task created here, or given an answer (it needs a run again). */
   needsRun(task: Task, leased: boolean): void {
-    if (leased) return this.leased(task)
+    if (leased) {
+      this.leased(task)
+      return
+    }
     if (!this.#trackWaiting || this.#tasks.has(task.id)) return
     this.#tasks.set(task.id, this.#entry(task, 'waiting'))
   }
