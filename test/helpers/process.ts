@@ -3,6 +3,17 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
+/** Everything a child writes to stdout and stderr, interleaved as it arrives. */
+export const captureOutput = (child: ChildProcess): (() => string) => {
+  let output = ''
+  const append = (chunk: Buffer | string): void => {
+    output += chunk
+  }
+  child.stdout?.on('data', append)
+  child.stderr?.on('data', append)
+  return () => output
+}
+
 export interface ServerProcess {
   url: string
   child: ChildProcess

@@ -9,6 +9,7 @@ import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
+import { captureOutput } from '../helpers/process.ts'
 import { eventually, request } from '../helpers/server.ts'
 import { closedPort } from '../push/helpers.ts'
 import { clawpediaStream } from './helpers.ts'
@@ -31,27 +32,24 @@ describe('the three-replica example', { skip: pgSkip }, () => {
       env: { ...process.env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    let output = ''
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      output += chunk
-    })
+    const captured = captureOutput(child)
     const exited = once(child, 'exit')
     try {
       // Safety nets for a hang, not bounds on speed: three cold starts under load take a while.
       const deadline = Date.now() + 120_000
-      while (!/Proxy ready on (\S+)/.test(output)) {
-        assert.ok(Date.now() < deadline && child.exitCode === null, `the example did not start:\n${output}`)
+      while (!/Proxy ready on (\S+)/.test(captured())) {
+        assert.ok(
+          Date.now() < deadline && child.exitCode === null,
+          `the example did not start:\n${captured()}`,
+        )
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
-      const proxy = /Proxy ready on (\S+)/.exec(output)![1]!
+      const proxy = /Proxy ready on (\S+)/.exec(captured())![1]!
       assert.equal(proxy, `http://127.0.0.1:${port}`)
-      const pids = [...output.matchAll(/replica \d: http:\/\/127\.0\.0\.1:\d+ {2}pid (\d+)/g)].map(
+      const pids = [...captured().matchAll(/replica \d: http:\/\/127\.0\.0\.1:\d+ {2}pid (\d+)/g)].map(
         (m) => m[1],
       )
-      assert.equal(new Set(pids).size, 3, output)
+      assert.equal(new Set(pids).size, 3, captured())
 
       const base = `${proxy}/agents/long-runner`
       const { status, body } = await request(`${base}/tasks`, { body: { input: { steps: 3, step_ms: 50 } } })
@@ -66,7 +64,7 @@ describe('the three-replica example', { skip: pgSkip }, () => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
       const [code] = await exited
       clearTimeout(timer)
-      assert.equal(code, 0, output)
+      assert.equal(code, 0, captured())
     }
     // A backend leaves pg_stat_activity a moment after its client has gone.
     await eventually(
