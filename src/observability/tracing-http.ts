@@ -8,6 +8,7 @@ const SPAN = Symbol('switchboard.span')
 const CONTEXT = Symbol('switchboard.traceContext')
 const NAMED = Symbol('switchboard.spanNamed')
 const REASON = Symbol('switchboard.errorMessage')
+const AGENT = Symbol('switchboard.agent')
 
 interface Traced {
   [SPAN]?: Span
@@ -15,6 +16,8 @@ interface Traced {
   [NAMED]?: boolean
   /** The answer's error message: the reason of a policy refusal. */
   [REASON]?: string
+  /** The agent the path names, or the default agent (whose routes are at the root). */
+  [AGENT]?: string
   caller?: CallerIdentity
 }
 
@@ -59,22 +62,27 @@ const readBack = (span: Span, traced: Traced, payload: unknown): void => {
  * outbound calls) is its child.
  */
 export const registerRequestTracing = (app: FastifyInstance, tracer: Tracer, defaultAgent: string): void => {
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const parent = extractContext(request.headers)
     const span = tracer.startSpan(
       `HTTP ${request.method}`,
       {
         kind: SpanKind.SERVER,
-        attributes: {
-          [ATTR.httpMethod]: request.method,
-          [ATTR.agent]: AGENT_PATH.exec(request.url)?.[1] ?? defaultAgent,
-        },
+        attributes: { [ATTR.httpMethod]: request.method },
       },
       parent,
     )
     const traced = request as unknown as Traced
     traced[SPAN] = span
     traced[CONTEXT] = trace.setSpan(parent, span)
+    traced[AGENT] = AGENT_PATH.exec(request.url)?.[1] ?? defaultAgent
+    // A stream the server wrote itself (SSE) bypasses fastify's response hooks, and a client that
+    // stops reading one never aborts the request: the socket's close is the one end every
+    // response has.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) traced[SPAN]?.setAttribute(ATTR.errorCode, 'CLIENT_ABORTED')
+      end(request, reply)
+    })
     done()
   })
   // After the body is parsed: the JSON-RPC method is known, and the handler runs inside `done`.
@@ -95,12 +103,6 @@ export const registerRequestTracing = (app: FastifyInstance, tracer: Tracer, def
     end(request, reply)
     done()
   })
-  app.addHook('onRequestAbort', (request, done) => {
-    const span = (request as unknown as Traced)[SPAN]
-    span?.setAttribute(ATTR.errorCode, 'CLIENT_ABORTED')
-    span?.end()
-    done()
-  })
 }
 
 const name = (span: Span, request: FastifyRequest): void => {
@@ -113,11 +115,24 @@ const name = (span: Span, request: FastifyRequest): void => {
   span.setAttribute(ATTR.operation, op.operation)
   span.setAttribute(ATTR.binding, op.binding)
   span.setAttribute(ATTR.httpRoute, route)
+  // The directory, probes, /admin and /metrics belong to no agent.
+  const agent = (request as unknown as Traced)[AGENT]
+  if (op.dialect !== 'switchboard' && agent) span.setAttribute(ATTR.agent, agent)
   const version = op.version ?? request.headers['a2a-version']
   if (op.dialect === 'a2a') span.setAttribute(ATTR.protocolVersion, String(version ?? '0.3'))
   const params = request.params as { taskId?: string; target?: string } | undefined
-  const taskId = params?.taskId ?? params?.target?.split(':')[0]
+  const taskId = params?.taskId ?? params?.target?.split(':')[0] ?? rpcTaskId(body)
   if (taskId) span.setAttribute(ATTR.taskId, taskId)
+}
+
+/** The task a JSON-RPC call names: `params.taskId`, `params.id` (get, cancel, subscribe), or its message's. */
+const rpcTaskId = (body: unknown): string | undefined => {
+  const params = (body as { params?: Record<string, unknown> } | undefined)?.params
+  if (!params || typeof params !== 'object') return undefined
+  const message = params.message as { taskId?: unknown } | undefined
+  // taskId first: a 1.0 push-config call has both, and its `id` names the config.
+  const id = params.taskId ?? params.id ?? message?.taskId
+  return typeof id === 'string' ? id : undefined
 }
 
 const end = (request: FastifyRequest, reply: FastifyReply): void => {

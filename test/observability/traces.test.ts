@@ -31,10 +31,21 @@ const relayAgent = defineAgent({
   },
 })
 
+/** Runs until cancelled: its task stays open for a stream to follow. */
+const holdingAgent = defineAgent({
+  id: '7e2d4c6a-1b3f-4a5e-9c8d-2f4e6a8b0c1d',
+  slug: 'holding',
+  name: 'Holding Agent',
+  description: 'Works until it is cancelled, for tests.',
+  inputSchema: { type: 'object' },
+  handler: (_input, ctx) =>
+    new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+})
+
 let server: TestServer
 before(async () => {
   server = await startServer({
-    agents: [instantAgent, relayAgent],
+    agents: [instantAgent, relayAgent, holdingAgent],
     tracing: { tracerProvider: provider },
     limits: { requestsPerMinute: 60, burst: 40 },
   })
@@ -171,6 +182,25 @@ describe('a chain of two agents', () => {
     assert.equal(call?.name, 'client POST')
     const instantRun = runs.find((s) => s.attributes['switchboard.agent'] === 'instant')
     assert.equal(instantRun?.spanContext().traceId, TRACE_ID)
+  })
+})
+
+describe('span ends', () => {
+  it('a stream the client stops reading ends its span, marked CLIENT_ABORTED', async () => {
+    const agent = await connect(`${server.url}/agents/holding`, { prefer: ['jsonrpc'], cache: false })
+    const task = await agent.send({} as never)
+    for await (const update of task.events()) if (update.type === 'status') break
+    const [span] = await waitForSpan('a2a.SubscribeToTask')
+    assert.equal(span!.attributes['switchboard.error.code'], 'CLIENT_ABORTED')
+    assert.equal(span!.attributes['switchboard.task.id'], task.id)
+    await task.cancel()
+  })
+
+  it('a route of no agent (/metrics, /healthz) names no agent', async () => {
+    assert.equal((await request(`${server.url}/healthz`)).status, 200)
+    const [span] = await waitForSpan('switchboard.GET /healthz')
+    assert.equal(span!.attributes['switchboard.dialect'], 'switchboard')
+    assert.equal(span!.attributes['switchboard.agent'], undefined)
   })
 })
 
