@@ -7,6 +7,7 @@ import type { Task } from '../model/task.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
 import type { EngineLogger } from './logger.ts'
 import type { AgentRegistry } from './registry.ts'
+import type { ResumeReason } from './resume.ts'
 import { TaskRun } from './run.ts'
 
 export interface AdmissionOptions {
@@ -25,6 +26,8 @@ export interface AdmissionOptions {
   /** Files up to this size keep their bytes inline (LIMITS.inlineFileBytes by default). */
   inlineFileBytes?: number | undefined
   logger: EngineLogger
+  /** What a replay of an interrupted task is called here: `restart` (single-process store) or `takeover`. */
+  resumeReason: ResumeReason
 }
 
 /**
@@ -123,7 +126,9 @@ export class Admission {
       // A run stopped over its lease, or one that could not record how it ended, is left as a dead
       // replica would leave it: the lease lapses and the next claimer sees the task as interrupted,
       // so the agent's retry policy decides. Released, it would look like fresh work and run again.
-      if (ended === 'recorded' && !(isSwitchboardError(reason) && reason.code === 'LEASE_LOST')) {
+      // A run cut short by shutdown is left the same way: stop() then expires the lease at once.
+      const leftBehind = isSwitchboardError(reason) && (reason.code === 'LEASE_LOST' || this.#stopped)
+      if (ended === 'recorded' && !leftBehind) {
         try {
           await this.#options.store.releaseLease(this.#options.owner, task.id)
         } catch (error) {
@@ -214,6 +219,8 @@ export class Admission {
         interrupted('the server stopped while the task was running, and the agent is not retryable'),
       )
     }
+    // A handler that was running when its holder stopped replays; subscribers are told why first.
+    const resumes = wasInterrupted && task.state === 'WORKING'
     const run = new TaskRun({
       task,
       agent,
@@ -224,6 +231,7 @@ export class Admission {
       fetchFile: this.#options.fetchFile,
       taskArtifactBytes: this.#options.taskArtifactBytes,
       inlineFileBytes: this.#options.inlineFileBytes,
+      resume: resumes ? { reason: this.#options.resumeReason, replica: owner } : undefined,
     })
     this.#runs.set(task.id, run)
     try {
@@ -273,7 +281,9 @@ export class Admission {
 
   /**
    * Stops claiming, gives running handlers `shutdownGraceMs` to finish, then interrupts the rest:
-   * a retryable agent's task is left runnable for the next start, any other fails AGENT_INTERRUPTED.
+   * a retryable agent's task is handed over (its lease expired now, so the next claimer, another
+   * replica or this store's next start, takes it at once and announces the resume, as after a
+   * crash), any other fails AGENT_INTERRUPTED.
    */
   async stop(): Promise<void> {
     this.#stopped = true
@@ -305,5 +315,10 @@ export class Admission {
       run.abort(new SwitchboardError('UNAVAILABLE', 'the server is shutting down'))
     }
     await Promise.allSettled([...this.#done.values()])
+    try {
+      await store.expireLeases(owner)
+    } catch (error) {
+      logger.warn({ err: error }, 'could not hand over the leases of interrupted runs; they lapse instead')
+    }
   }
 }

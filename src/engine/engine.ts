@@ -133,6 +133,7 @@ export class Engine {
       taskArtifactBytes: options.taskArtifactBytes,
       inlineFileBytes: options.inlineFileBytes,
       logger: this.#logger,
+      resumeReason: options.singleProcess ? 'restart' : 'takeover',
     })
   }
 

@@ -15,6 +15,7 @@ import { answerMessage } from './input.ts'
 import { LIMITS } from './limits.ts'
 import { completion, failure } from './outcome.ts'
 import type { HostedAgent } from './registry.ts'
+import { type Resume, resumedStatus, resumeSpanAttributes } from './resume.ts'
 import { RunArtifacts } from './run-artifacts.ts'
 
 /** Thrown out of `ctx.ask` when the question is unanswered: this run ends, a later one resumes. */
@@ -41,6 +42,8 @@ export interface TaskRunOptions {
   taskArtifactBytes?: number
   /** Files up to this size keep their bytes inline (LIMITS.inlineFileBytes by default). */
   inlineFileBytes?: number
+  /** Set when this run replays a task whose previous run never finished: it says so first. */
+  resume?: Resume | undefined
 }
 
 interface PendingWrite {
@@ -156,6 +159,7 @@ export class TaskRun {
     try {
       // Not awaited: WORKING goes out in one batch with what the handler emits first.
       if (task.state === 'SUBMITTED') void handled(this.#write({ kind: 'status', state: 'WORKING' }))
+      else if (this.#options.resume) void handled(this.#write(resumedStatus(this.#options.resume)))
       const outcome = await this.#invoke(agent, task)
       if (outcome) await this.#finish(outcome)
     } catch (error) {
@@ -187,6 +191,7 @@ export class TaskRun {
         'switchboard.context.id': task.contextId,
       },
     })
+    if (this.#options.resume) span.addEvent('task.resumed', resumeSpanAttributes(this.#options.resume))
     const running = context.with(trace.setSpan(context.active(), span), () =>
       Promise.resolve().then(() => agent.definition.handler(task.input, this.#context())),
     )

@@ -70,7 +70,9 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
     case 'status': {
       // A task is born with [input, SUBMITTED]; SUBMITTED is never re-entered afterwards.
       const opening = event.state === 'SUBMITTED' && task.version <= 1
-      if (!opening && !canTransition(task.state, event.state)) {
+      // Not a transition: a WORKING task says something while it works (a resumed run says why).
+      const update = event.state === 'WORKING' && task.state === 'WORKING' && event.message !== undefined
+      if (!opening && !update && !canTransition(task.state, event.state)) {
         throw new SwitchboardError(
           'INVALID_TRANSITION',
           `task ${task.id} cannot go from ${task.state} to ${event.state}`,

@@ -37,6 +37,7 @@ export class SwitchboardMetrics {
   readonly storeCommit: Histogram<'operation'>
   readonly storeBatch: Histogram
   readonly leaseTakeovers: Counter
+  readonly taskResumes: Counter<'reason'>
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry]
@@ -147,6 +148,12 @@ export class SwitchboardMetrics {
     this.leaseTakeovers = new Counter({
       name: 'switchboard_lease_takeovers_total',
       help: 'Tasks this replica claimed from a runner whose lease had expired.',
+      registers,
+    })
+    this.taskResumes = new Counter({
+      name: 'switchboard_task_resumes_total',
+      help: 'Handler runs this replica resumed after the previous run stopped unfinished, by reason (restart, takeover).',
+      labelNames: ['reason'],
       registers,
     })
   }

@@ -1,4 +1,5 @@
 import type { EngineLogger } from '../engine/logger.ts'
+import { resumeOf } from '../engine/resume.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
 import type { SwitchboardMetrics } from '../observability/metrics.ts'
@@ -119,6 +120,11 @@ export const observedStore = (
       const result = await store.append(request)
       metrics.storeCommit.observe({ operation: 'append' }, seconds(started))
       metrics.storeBatch.observe(request.events.length)
+      // A resumed run's first write announces it (src/engine/resume.ts): counted once it is committed.
+      for (const event of request.events) {
+        const resume = resumeOf(event)
+        if (resume) metrics.taskResumes.inc({ reason: resume.reason })
+      }
       const { task } = result
       const before = tally.get(task.id)
       if (before && !before.reported) {

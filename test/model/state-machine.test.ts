@@ -110,6 +110,29 @@ describe('the task state machine', () => {
     }
   })
 
+  it('a WORKING task takes a WORKING status that carries a message (a resumed run says why), and only such', () => {
+    const task = taskIn('WORKING')
+    const message = {
+      messageId: 'm2',
+      role: 'agent' as const,
+      parts: [{ kind: 'text' as const, text: 'resumed' }],
+    }
+    applyEvent(task, { kind: 'status', state: 'WORKING', message, seq: task.version + 1, at })
+    assert.equal(task.state, 'WORKING')
+    assert.deepEqual(task.statusMessage, message)
+    assert.deepEqual(
+      [task.logCount, task.answers, task.artifacts],
+      [0, [], []],
+      'nothing replay counts moved',
+    )
+    assert.throws(
+      () => applyEvent(task, { kind: 'status', state: 'WORKING', seq: task.version + 1, at }),
+      (e: { code?: string }) => e.code === 'INVALID_TRANSITION',
+    )
+    applyEvent(task, { kind: 'status', state: 'COMPLETED', output: {}, seq: task.version + 1, at })
+    assert.equal(task.statusMessage, undefined, 'the next status clears it')
+  })
+
   it('SUBMITTED is only the opening status', () => {
     const task = taskIn('WORKING')
     assert.throws(() => applyEvent(task, { kind: 'status', state: 'SUBMITTED', seq: task.version + 1, at }))
