@@ -54,14 +54,6 @@ const used = new Set(
   targets.flatMap((target) => [...target.expr.matchAll(/\bswitchboard_[a-z0-9_]+/g)].map((m) => m[0])),
 )
 
-/**
- * Counted by the resume work going on beside this dashboard: until src/observability/metrics.ts
- * defines it, neither the docs table nor a scrape can have it.
- */
-const RESUMES = 'switchboard_task_resumes_total'
-const resumesDefined = read('src/observability/metrics.ts').includes(`'${RESUMES}'`)
-const pending = (family: string): boolean => family === RESUMES && !resumesDefined
-
 describe('the Grafana dashboard', () => {
   it('is an importable dashboard: current schema, a DS_PROMETHEUS input every query uses', () => {
     assert.ok(dashboard.schemaVersion >= 39, `schemaVersion ${dashboard.schemaVersion}`)
@@ -110,12 +102,10 @@ describe('the Grafana dashboard', () => {
     assert.ok(documented.size >= 15, 'the docs table was read')
     for (const series of used) {
       const family = familyOf(series)
-      if (pending(family)) continue
       assert.ok(documented.has(family), `${series} is not in docs/observability.md`)
     }
     const families = new Set([...used].map(familyOf))
     for (const name of documented.keys()) assert.ok(families.has(name), `no panel shows ${name}`)
-    assert.ok(families.has(RESUMES), 'the resumes panel is there, ready for the metric')
   })
 
   describe('against a real scrape after a workload', () => {
@@ -143,10 +133,6 @@ describe('the Grafana dashboard', () => {
     it('exports every metric family the dashboard queries, histograms as histograms', () => {
       for (const series of used) {
         const family = familyOf(series)
-        if (pending(family)) {
-          assert.equal(scraped.types.get(family), undefined, `${family} is exported: drop the allowance`)
-          continue
-        }
         assert.ok(scraped.types.has(family), `${family} is not in the scrape`)
         if (family !== series) assert.equal(scraped.types.get(family), 'histogram', series)
       }
