@@ -5,19 +5,27 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { connect } from '../../src/client.ts'
 import { DEFAULT_SCOPE } from '../../src/model/task.ts'
-import { echoAgent, rest, rpc } from '../a2a/helpers.ts'
-import { request, startServer, type TestServer } from '../helpers/server.ts'
+import { echoAgent, rest, rpc, startReceiver } from '../a2a/helpers.ts'
+import { eventually, request, startServer, type TestServer } from '../helpers/server.ts'
 import { inMemoryTracing, statusEvents, waitForSpans } from './spans.ts'
 
 const { exporter, provider } = inMemoryTracing()
 
 let server: TestServer
+let receiver: Awaited<ReturnType<typeof startReceiver>>
 before(async () => {
-  server = await startServer({ agents: [echoAgent], tracing: { tracerProvider: provider } })
+  receiver = await startReceiver()
+  server = await startServer({
+    agents: [echoAgent],
+    tracing: { tracerProvider: provider },
+    notifications: { echo: { endpointUrl: receiver.url } },
+  })
 })
 after(async () => {
   await server.close()
+  await receiver.close()
   await provider.shutdown()
 })
 
@@ -94,7 +102,7 @@ describe('the task span', () => {
 })
 
 describe('the stored trace context', () => {
-  it("is the creating request's, and goes out on no wire (A2A 1.0 and 0.3, Clawpedia)", async () => {
+  it("is the creating request's, and goes out on no wire (A2A 1.0 and 0.3, gRPC, Clawpedia, push bodies)", async () => {
     const { taskId, created } = await echoTask()
     const stored = await server.switchboard.store.getTask(DEFAULT_SCOPE, taskId)
     assert.deepEqual(stored?.traceContext, {
@@ -110,9 +118,20 @@ describe('the stored trace context', () => {
       await rest(base, `/tasks/${taskId}`),
       await rpc(base, 'tasks/get', { id: taskId }, {}),
     ]
-    for (const answer of answers) {
-      assert.equal(answer.status, 200, JSON.stringify(answer.body))
-      const text = JSON.stringify(answer.body)
+    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body))
+    const grpc = await connect(base, { prefer: ['grpc'], cache: false })
+    assert.equal(grpc.interface.kind, 'grpc')
+    // The agent's configured webhook: a Clawpedia push body for each state change, up to COMPLETED.
+    const pushed = await eventually(async () => {
+      const bodies = receiver.received.map((r) => r.body).filter((body) => body.includes(taskId))
+      return bodies.some((body) => body.includes('COMPLETED')) ? bodies : undefined
+    })
+    const wire = [
+      ...answers.map((a) => JSON.stringify(a.body)),
+      JSON.stringify((await grpc.task(taskId)).task),
+      ...pushed,
+    ]
+    for (const text of wire) {
       assert.ok(text.includes(taskId), text)
       assert.ok(!text.includes(TRACE_ID), `the trace id went out: ${text}`)
       assert.doesNotMatch(text, /traceContext|traceparent/i)
