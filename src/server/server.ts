@@ -207,7 +207,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     logger,
   })
   const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
-  const tracer = tracerOf(options.tracing?.tracerProvider)
+  const tracer = tracerOf(options.tracing?.tracerProvider) // a no-op tracer when tracing is off
   const observed = serverMetrics({ store, logger, heartbeats, tracer })
   // What the engine and push worker write through: a full disk is STORAGE_FULL (/readyz hears of it).
   const writer = observed.observe(watchStorageFull(store))
@@ -346,9 +346,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       }),
       ready: () => pingStore(server).then(() => true),
       logger,
-      ...(options.tracing && {
-        tracing: { tracer, defaultAgent: defaultSlug },
-      }),
+      ...(options.tracing && { tracing: { tracer, defaultAgent: defaultSlug } }),
     })
   }
 
