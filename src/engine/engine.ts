@@ -16,7 +16,6 @@ import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
 import { readArtifact } from './artifact-content.ts'
-import { recordedCaller } from './caller.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
 import { type Idempotency, storedKey } from './idempotency.ts'
@@ -24,6 +23,7 @@ import { answerInput, resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
 import { checkOpenTasks } from './open-tasks.ts'
 import type { AgentRegistry } from './registry.ts'
+import { newTaskHeader } from './task-header.ts'
 import { waitForState } from './wait.ts'
 
 export interface EngineOptions {
@@ -172,26 +172,14 @@ export class Engine {
     const input = resolveInput(agent, request.input, request.text, agent.validateInput, '/input')
     const defaults = this.#options.defaultPushTargets?.(definition) ?? []
     const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
-    const caller = request.caller
-    const recorded = recordedCaller(caller)
     const cap = this.#options.maxOpenTasks
-    if (cap !== undefined) await checkOpenTasks(this.#store, scopeOf(caller), cap)
+    if (cap !== undefined) await checkOpenTasks(this.#store, scopeOf(request.caller), cap)
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
     try {
       result = await this.#store.createTask({
-        header: {
-          id: newId(),
-          tenant: caller.tenant,
-          owner: caller.principal,
-          agent: definition.slug,
-          contextId: request.contextId ?? newId(),
-          createdAt: nowIso(),
-          ...(request.metadata && { metadata: request.metadata }),
-          ...(recorded && { caller: recorded }),
-          ...(request.extensions?.length && { extensions: [...request.extensions] }),
-        },
+        header: newTaskHeader(request, definition.slug),
         input,
         ...(request.text !== undefined && { text: request.text }),
         ...(request.message && { message: request.message }),

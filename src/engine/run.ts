@@ -17,6 +17,7 @@ import { completion, failure } from './outcome.ts'
 import type { HostedAgent } from './registry.ts'
 import { type Resume, resumedStatus, resumeSpanAttributes } from './resume.ts'
 import { RunArtifacts } from './run-artifacts.ts'
+import { originLinks } from './trace-context.ts'
 
 /** Thrown out of `ctx.ask` when the question is unanswered: this run ends, a later one resumes. */
 export class TaskSuspended extends Error {
@@ -184,12 +185,16 @@ export class TaskRun {
       else this.#onAbort = () => resolve('aborted')
     })
     // A span per handler run (a replay after a restart or takeover is a run too); no-op when off.
+    // Any run but the first (an answer's, a replay's) links back to the trace that created the task.
+    const resumed = task.state !== 'SUBMITTED'
     const span = trace.getTracer('switchboard').startSpan('handler.run', {
       attributes: {
         'switchboard.agent': agent.definition.slug,
         'switchboard.task.id': task.id,
         'switchboard.context.id': task.contextId,
+        ...(resumed && { 'switchboard.run.resumed': true }),
       },
+      ...(resumed && { links: originLinks(task) }),
     })
     if (this.#options.resume) span.addEvent('task.resumed', resumeSpanAttributes(this.#options.resume))
     const running = context.with(trace.setSpan(context.active(), span), () =>

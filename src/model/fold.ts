@@ -23,6 +23,7 @@ export const headerOf = (task: Task): TaskHeader => {
   if (task.metadata !== undefined) header.metadata = task.metadata
   if (task.caller !== undefined) header.caller = task.caller
   if (task.extensions !== undefined) header.extensions = task.extensions
+  if (task.traceContext !== undefined) header.traceContext = task.traceContext
   return header
 }
 
@@ -52,6 +53,7 @@ export const emptyTask = (header: TaskHeader): Task => {
   if (header.metadata !== undefined) task.metadata = header.metadata
   if (header.caller !== undefined) task.caller = header.caller
   if (header.extensions !== undefined) task.extensions = header.extensions
+  if (header.traceContext !== undefined) task.traceContext = header.traceContext
   return task
 }
 

@@ -41,6 +41,18 @@ export interface TaskHeader {
    * when none were.
    */
   extensions?: string[]
+  /**
+   * The W3C trace context of the request that created the task, when it was traced: the parent of
+   * the task's span and the link a resumed run makes back to it. Kept with the task, never sent on
+   * any wire (it is ours, not the caller's, unlike `metadata`).
+   */
+  traceContext?: TraceContext
+}
+
+/** A W3C trace context as its two headers carry it. */
+export interface TraceContext {
+  traceparent: string
+  tracestate?: string
 }
 
 /** An answer to the agent's question, as recorded. */

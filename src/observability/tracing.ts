@@ -28,6 +28,8 @@ export const ATTR = {
   taskId: 'switchboard.task.id',
   contextId: 'switchboard.context.id',
   state: 'switchboard.task.state',
+  statusMessage: 'switchboard.task.status.message',
+  artifactIds: 'switchboard.artifact.ids',
   principal: 'switchboard.caller.principal',
   tenant: 'switchboard.caller.tenant',
   errorCode: 'switchboard.error.code',

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Logger } from 'pino'
 import type { EngineLogger } from '../engine/logger.ts'
 import { SwitchboardMetrics } from '../observability/metrics.ts'
+import type { Tracer } from '../observability/tracing.ts'
 import type { Store } from '../store/contract.ts'
 import type { ServerContext } from '../web/context.ts'
 import { asSwitchboardError, errorBodyHandler } from '../web/errors.ts'
@@ -118,6 +119,8 @@ export const serverMetrics = (options: {
   store: Pick<Store, 'countDeliveries' | 'listDeliveries' | 'backend'>
   logger: Logger
   heartbeats: Heartbeats
+  /** Where the `task` spans go (a no-op tracer when tracing is off). */
+  tracer: Tracer
 }): ServerMetrics => {
   // A single-process store: every task runs here, so the waiting ones are known too.
   const tally = new OpenTaskTally({ trackWaiting: options.store.backend !== 'postgres' })
@@ -129,7 +132,8 @@ export const serverMetrics = (options: {
   })
   return {
     metrics,
-    observe: (store) => observedStore(store, metrics, tally, options.logger),
+    observe: (store) =>
+      observedStore(store, { metrics, tally, logger: options.logger, tracer: options.tracer }),
     engineLogger: withTaskAgents(options.logger, tally),
     observeRequests: (app) => registerRequestObservation(app, { metrics, logger: options.logger, dialects }),
     register: async (app, routeOptions) => {

@@ -3,6 +3,8 @@ import { resumeOf } from '../engine/resume.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
 import type { SwitchboardMetrics } from '../observability/metrics.ts'
+import { type EventReader, recordTaskSpan } from '../observability/task-span.ts'
+import type { Tracer } from '../observability/tracing.ts'
 import type { Store } from '../store/contract.ts'
 
 interface Tracked {
@@ -83,16 +85,20 @@ const seconds = (since: number): number => Math.max(0, (performance.now() - sinc
 
 /**
  * The store the engine and push worker write through, observed: every write the server makes
- * passes here, so the counters need no hook in the engine, the store or the push worker. Reads
- * pass through untouched.
+ * passes here, so the counters and the `task` span (recorded when a terminal status is committed)
+ * need no hook in the engine, the store or the push worker. Reads pass through untouched.
  */
 export const observedStore = (
   store: Store,
-  metrics: SwitchboardMetrics,
-  tally: OpenTaskTally,
-  logger: EngineLogger,
+  options: { metrics: SwitchboardMetrics; tally: OpenTaskTally; logger: EngineLogger; tracer: Tracer },
 ): Store => {
+  const { metrics, tally, logger, tracer } = options
+  const readEvents: EventReader = (taskId, afterSeq, limit) => store.readEvents(taskId, afterSeq, limit)
   const finished = (task: Task, tracked: Tracked | undefined): void => {
+    // Not awaited: the terminal write's caller does not wait for its span.
+    recordTaskSpan(tracer, task, readEvents).catch((error: unknown) =>
+      logger.warn({ err: error, taskId: task.id }, 'could not record the task span'),
+    )
     metrics.tasksFinished.inc({ agent: task.agent, state: task.state })
     const createdAt = tracked?.createdAt ?? Date.parse(task.createdAt)
     const seconds = Math.max(0, (Date.now() - createdAt) / 1000)

@@ -207,7 +207,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     logger,
   })
   const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
-  const observed = serverMetrics({ store, logger, heartbeats })
+  const tracer = tracerOf(options.tracing?.tracerProvider) // a no-op tracer when tracing is off
+  const observed = serverMetrics({ store, logger, heartbeats, tracer })
   // What the engine and push worker write through: a full disk is STORAGE_FULL (/readyz hears of it).
   const writer = observed.observe(watchStorageFull(store))
   const authentication = authenticationOf(identity, store)
@@ -298,7 +299,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   registerJsonParsers(app)
   registerOversizedBodyDrain(app, bodyLimit)
   // Before authentication, so that refused requests are traced too.
-  if (options.tracing) registerRequestTracing(app, tracerOf(options.tracing.tracerProvider), defaultSlug)
+  if (options.tracing) registerRequestTracing(app, tracer, defaultSlug)
   registerAuthentication(app, authentication, logger)
   const rateLimit = rateLimitOf(limits)
   registerRateLimit(app, rateLimit)
@@ -345,9 +346,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
       }),
       ready: () => pingStore(server).then(() => true),
       logger,
-      ...(options.tracing && {
-        tracing: { tracer: tracerOf(options.tracing.tracerProvider), defaultAgent: defaultSlug },
-      }),
+      ...(options.tracing && { tracing: { tracer, defaultAgent: defaultSlug } }),
     })
   }
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { SwitchboardMetrics } from '../../src/observability/metrics.ts'
+import { tracerOf } from '../../src/observability/tracing.ts'
 import { OpenTaskTally, observedStore, withTaskAgents } from '../../src/server/metrics-store.ts'
 import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
 import { completed, create, status } from '../store/contract/fixtures.ts'
@@ -25,7 +26,7 @@ describe('the observed store', () => {
     openTasks: () => tally.counts(),
     openStreams: () => new Map(),
   })
-  const store = observedStore(inner, metrics, tally, logger)
+  const store = observedStore(inner, { metrics, tally, logger, tracer: tracerOf() })
   const scrape = async () => parseExposition((await metrics.render()).body)
 
   it('counts a claim of a task whose lease expired unreleased as a takeover, and only that', async () => {

@@ -5,15 +5,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { context, trace } from '@opentelemetry/api'
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import { connect } from '../../src/client.ts'
 import { replierAgent } from '../helpers/reply-agents.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
+import { inMemoryTracing, waitForSpans } from './spans.ts'
 
-const exporter = new InMemorySpanExporter()
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
-provider.register()
+const { exporter, provider } = inMemoryTracing()
 
 let server: TestServer
 before(async () => {
@@ -23,22 +20,6 @@ after(async () => {
   await server.close()
   await provider.shutdown()
 })
-
-const waitForSpans = async (match: (s: ReadableSpan) => boolean, count: number): Promise<ReadableSpan[]> => {
-  const deadline = Date.now() + 5_000
-  for (;;) {
-    if (Date.now() > deadline)
-      assert.fail(
-        `spans seen: ${exporter
-          .getFinishedSpans()
-          .map((s) => s.name)
-          .join(', ')}`,
-      )
-    const found = exporter.getFinishedSpans().filter(match)
-    if (found.length >= count) return found
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
 
 const FIRST = '0af7651916cd43dd8448eb211c80319c'
 const SECOND = '4bf92f3577b34da6a3ce929d0e0e4736'
@@ -58,19 +39,21 @@ describe('INPUT_REQUIRED answered later', () => {
     const done = await inTrace(SECOND, () => handle.provideInput({ name: 'Ada' } as never))
     assert.ok(done)
     const [streamed] = await waitForSpans(
+      exporter,
       (s) => s.name.startsWith('a2a.') && s.spanContext().traceId === FIRST,
       1,
     )
     assert.equal(streamed!.spanContext().traceId, FIRST)
     assert.equal(streamed!.attributes['switchboard.binding'], 'JSONRPC')
     const [answered] = await waitForSpans(
+      exporter,
       (s) => s.name === 'a2a.SendMessage' && s.spanContext().traceId === SECOND,
       1,
     )
     assert.equal(answered!.spanContext().traceId, SECOND)
     assert.equal(answered!.attributes['switchboard.task.id'], taskId)
 
-    const runs = await waitForSpans((s) => s.name === 'handler.run', 2)
+    const runs = await waitForSpans(exporter, (s) => s.name === 'handler.run', 2)
     assert.deepEqual(
       runs.map((r) => r.attributes['switchboard.task.id']),
       [taskId, taskId],
@@ -79,6 +62,15 @@ describe('INPUT_REQUIRED answered later', () => {
     assert.deepEqual(
       runs.map((r) => r.spanContext().traceId),
       [FIRST, SECOND],
+    )
+    // The resumed run links back to the trace that created the task; the first one needs no link.
+    const [first, resumed] = runs
+    assert.deepEqual(first!.links, [])
+    assert.equal(first!.attributes['switchboard.run.resumed'], undefined)
+    assert.equal(resumed!.attributes['switchboard.run.resumed'], true)
+    assert.deepEqual(
+      resumed!.links.map((l) => l.context.traceId),
+      [FIRST],
     )
   })
 })

@@ -9,9 +9,20 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { context, trace } from '@opentelemetry/api'
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base'
 import { send } from '../../src/client/http.ts'
+import { isTerminal } from '../../src/model/states.ts'
+import { DEFAULT_SCOPE } from '../../src/model/task.ts'
+import { SwitchboardMetrics } from '../../src/observability/metrics.ts'
 import { tracingRequested } from '../../src/observability/otel-sdk.ts'
+import { type Tracer, tracerOf } from '../../src/observability/tracing.ts'
+import { OpenTaskTally, observedStore } from '../../src/server/metrics-store.ts'
+import type { Store } from '../../src/store/contract.ts'
+import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
 import { sourceFiles } from '../architecture/layers.ts'
+import { instantAgent } from '../helpers/agents.ts'
+import { request, startServer } from '../helpers/server.ts'
+import { completed, create, status } from '../store/contract/fixtures.ts'
 
 const SRC = join(import.meta.dirname, '../../src')
 const SDK_IMPORT = /(?:from\s*|import\s*\(\s*)['"](@opentelemetry\/(?!api['"])[^'"]+)['"]/g
@@ -53,6 +64,60 @@ describe('tracing off', () => {
     assert.ok(seen)
     assert.equal(seen.traceparent, undefined)
     assert.equal(seen.tracestate, undefined)
+  })
+})
+
+describe('the task trace, off', () => {
+  it('a task created by a traced caller stores no trace context', async () => {
+    const server = await startServer({ agents: [instantAgent] })
+    try {
+      const created = await request(`${server.url}/agents/instant/tasks`, {
+        method: 'POST',
+        body: { input: {} },
+        headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      })
+      assert.equal(created.status, 202)
+      const task = await server.switchboard.engine.waitFor(DEFAULT_SCOPE, created.body.task_id, isTerminal)
+      assert.equal(task.state, 'COMPLETED')
+      const stored = await server.switchboard.store.getTask(DEFAULT_SCOPE, task.id)
+      assert.ok(stored)
+      assert.equal('traceContext' in stored, false)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('a terminal write records no task span and reads no events for one', async () => {
+    const inner = createMemoryStore()
+    await inner.init()
+    let reads = 0
+    const readEvents = inner.readEvents.bind(inner)
+    inner.readEvents = (...args) => {
+      reads += 1
+      return readEvents(...args)
+    }
+    const tally = new OpenTaskTally({ trackWaiting: true })
+    const logger = { info: () => {}, warn: () => {}, error: () => {} }
+    const metrics = new SwitchboardMetrics({
+      store: inner,
+      openTasks: () => tally.counts(),
+      openStreams: () => new Map(),
+    })
+    const observe = (tracer: Tracer) => observedStore(inner, { metrics, tally, logger, tracer })
+    const finish = async (store: Store) => {
+      const { task } = await create(store)
+      const appended = await store.append({ taskId: task.id, events: [status('WORKING'), completed] })
+      assert.equal(appended.task.state, 'COMPLETED')
+    }
+    try {
+      // The span is decided on before the append's caller resumes: a recording one reads at once.
+      await finish(observe(tracerOf()))
+      assert.equal(reads, 0)
+      await finish(observe(tracerOf(new BasicTracerProvider())))
+      assert.equal(reads, 1, 'a recording tracer reads the events')
+    } finally {
+      await inner.close()
+    }
   })
 })
 

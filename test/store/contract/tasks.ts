@@ -83,10 +83,15 @@ export const taskCases = (store: CurrentStore): void => {
       assert.deepEqual(await store().countDeliveries(), { pending: 2, delivered: 0, dead: 0 })
     })
 
-    it("keeps the header's A2A extensions through appends, snapshot refreshes and claims", async () => {
+    it("keeps the header's A2A extensions and trace context through appends, snapshot refreshes and claims", async () => {
       const extensions = ['https://example.org/ext/a/v1', 'urn:example:b']
-      const { task } = await create(store(), { header: { extensions } })
+      const traceContext = {
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tracestate: 'vendor=x',
+      }
+      const { task } = await create(store(), { header: { extensions, traceContext } })
       assert.deepEqual(task.extensions, extensions)
+      assert.deepEqual(task.traceContext, traceContext)
       await store().append({ taskId: task.id, events: [status('WORKING')] })
       // Past any backend's snapshot interval, so the task is read back from a refreshed snapshot.
       for (const batch of range(5)) {
@@ -100,11 +105,14 @@ export const taskCases = (store: CurrentStore): void => {
       const read = await store().getTask(SCOPE, task.id)
       assert.equal(read?.version, 103)
       assert.deepEqual(read?.extensions, extensions)
+      assert.deepEqual(read?.traceContext, traceContext)
       const [claimed] = await store().claimTasks({ owner: 'runner-x', limit: 10, ttlMs: 60_000 })
       assert.equal(claimed?.task.id, task.id)
       assert.deepEqual(claimed?.task.extensions, extensions)
-      const plain = (await create(store())).task
-      assert.equal((await store().getTask(SCOPE, plain.id))?.extensions, undefined, 'absent when none')
+      assert.deepEqual(claimed?.task.traceContext, traceContext)
+      const plain = await store().getTask(SCOPE, (await create(store())).task.id)
+      assert.equal(plain?.extensions, undefined, 'absent when none')
+      assert.equal(plain?.traceContext, undefined, 'absent when none')
     })
   })
 
