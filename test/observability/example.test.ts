@@ -59,10 +59,11 @@ describe('npm run example:observability', () => {
     for (const scenario of ['Clawpedia task', 'A2A streaming task', 'INPUT_REQUIRED answered', 'cancel']) {
       assert.match(tree, new RegExp(`^trace [0-9a-f]{32}\\n {2}example: ${scenario}`, 'm'), tree)
     }
-    // Depth is indentation: client (4) → server (6) → run (8), with the state change as an event.
+    // Depth is indentation: client (4) → server (6) → the task's life and its run (8), with the
+    // state changes as events.
     assert.match(
       tree,
-      /^ {4}client POST \[client\].*\n {6}clawpedia\.create \[server\].*agent=csv-analyst.*state=SUBMITTED.*\n {8}· task\.status SUBMITTED\n {8}handler\.run \[internal\]/m,
+      /^ {4}client POST \[client\].*\n {6}clawpedia\.create \[server\].*agent=csv-analyst.*state=SUBMITTED.*\n {8}· task\.status SUBMITTED\n {8}task \[internal\].*state=COMPLETED\n {10}· task\.status SUBMITTED\n {10}· task\.status WORKING\n {10}· task\.status COMPLETED\n {8}handler\.run \[internal\]/m,
     )
     assert.match(tree, /^ {6}a2a\.SendMessage \[server\].*binding=JSONRPC v=1\.0/m)
     assert.match(tree, /^ {6}a2a\.SubscribeToTask \[server\].*agent=long-runner/m)
