@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { type DestinationStream, type Logger, pino } from 'pino'
 import type { Authenticator } from '../identity/authenticator.ts'
 import { SwitchboardError } from '../model/errors.ts'
+import { traceLogFields } from '../observability/tracing.ts'
 
 /** Request headers that carry credentials whatever the configuration. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key']
@@ -44,14 +45,23 @@ export const redactPaths = (headers: readonly string[]): string[] => [
   ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
 ]
 
-/** The server's default logger: JSON lines with every credential censored. */
+/**
+ * The server's default logger: JSON lines with every credential censored. With `traceIds` (tracing
+ * on), each line written inside a traced request or run carries its `trace_id` and `span_id`;
+ * without, no per-line hook is installed at all.
+ */
 export const createServerLogger = (options: {
   level: string
   authenticators: readonly Authenticator[]
   destination?: DestinationStream
+  traceIds?: boolean
 }): Logger =>
   pino(
-    { level: options.level, redact: { paths: redactPaths(credentialHeaders(options.authenticators)) } },
+    {
+      level: options.level,
+      redact: { paths: redactPaths(credentialHeaders(options.authenticators)) },
+      ...(options.traceIds && { mixin: traceLogFields }),
+    },
     options.destination,
   )
 

@@ -197,6 +197,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
         createServerLogger({
           level: options.logLevel ?? 'info',
           authenticators: options.identity?.authenticators ?? [],
+          traceIds: options.tracing !== undefined,
         }))
   const opened = await openStore({ ...options, log: logger })
   const { bus } = opened
@@ -207,7 +208,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     logger,
   })
   const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
-  const observed = serverMetrics({ store, logger, heartbeats })
+  const observed = serverMetrics({ store, logger, heartbeats, defaultAgent: defaultSlug })
   // What the engine and push worker write through: a full disk is STORAGE_FULL (/readyz hears of it).
   const writer = observed.observe(watchStorageFull(store))
   const authentication = authenticationOf(identity, store)
