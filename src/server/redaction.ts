@@ -3,6 +3,7 @@ import { type DestinationStream, type Logger, pino } from 'pino'
 import type { Authenticator } from '../identity/authenticator.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import { traceLogFields } from '../observability/tracing.ts'
+import type { SwitchboardOptions } from './server.ts'
 
 /** Request headers that carry credentials whatever the configuration. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key']
@@ -64,6 +65,24 @@ export const createServerLogger = (options: {
     },
     options.destination,
   )
+
+/**
+ * The logger a server writes with: the one given, silence for `false`, or the default logger at
+ * `logLevel` (`info`), with trace ids on its lines when the server traces.
+ */
+export const serverLoggerOf = (
+  options: Pick<SwitchboardOptions, 'logger' | 'logLevel' | 'identity' | 'tracing'>,
+): Logger => {
+  if (options.logger === false) return pino({ level: 'silent' })
+  return (
+    options.logger ??
+    createServerLogger({
+      level: options.logLevel ?? 'info',
+      authenticators: options.identity?.authenticators ?? [],
+      traceIds: options.tracing !== undefined,
+    })
+  )
+}
 
 /**
  * An authentication failure as the client may see it: whatever an authenticator put in its message,
