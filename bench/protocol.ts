@@ -5,6 +5,7 @@
 
 export const TARGETS = [
   'switchboard-sqlite',
+  'switchboard-sqlite-traced',
   'switchboard-pg',
   'sdk-memory',
   'sdk-sqlite',
@@ -12,11 +13,18 @@ export const TARGETS = [
 ] as const
 export type Target = (typeof TARGETS)[number]
 
+/**
+ * Switchboard SQLite with tracing on: every span sampled, kept by a batch span processor and
+ * dropped by an exporter that sends nothing, so the rows measure tracing, not a collector's I/O.
+ */
+export const TRACED: Target = 'switchboard-sqlite-traced'
+
 /** A reference, not a contender: bare node:http holding SSE streams (subscriber scenario only). */
 export const FLOOR: Target = 'http-floor'
 
 export const LABELS: Record<Target, string> = {
   'switchboard-sqlite': 'Switchboard SQLite',
+  'switchboard-sqlite-traced': 'Switchboard SQLite, tracing on',
   'switchboard-pg': 'Switchboard PostgreSQL',
   'sdk-memory': 'SDK in-memory',
   'sdk-sqlite': 'SDK SQLite',

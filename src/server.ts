@@ -1,6 +1,7 @@
 /** `switchboard/server`: host agents over the Clawpedia protocol and A2A 1.0. */
 export { demoAgents } from './demo/index.ts'
 export { Engine, type EngineOptions } from './engine/engine.ts'
+export { traceLogFields } from './observability/tracing.ts'
 export type { OutboundPolicy } from './outbound/address-policy.ts'
 export { verifySignature } from './outbound/signing.ts'
 export type { AdminOptions } from './server/admin-routes.ts'

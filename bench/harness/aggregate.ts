@@ -20,6 +20,8 @@ export interface Aggregate extends Case {
   failures: string[]
   measurement?: Measurement
   subscribers?: SubscriberResult
+  /** Each round's throughput and CPU per operation, in round order: the spread of a ratio. */
+  perRound?: Pick<Measurement, 'opsPerSec' | 'cpuMsPer1k'>[]
 }
 
 export const median = (values: number[]): number => {
@@ -73,7 +75,10 @@ export const aggregate = (records: RunRecord[]): Aggregate[] => {
       target: first.target,
       rounds: group.length,
       failures: group.flatMap((r) => (r.failure ? [r.failure] : [])),
-      ...(measurements.length > 0 && { measurement: withErrorsSummed(measurements) }),
+      ...(measurements.length > 0 && {
+        measurement: withErrorsSummed(measurements),
+        perRound: measurements.map(({ opsPerSec, cpuMsPer1k }) => ({ opsPerSec, cpuMsPer1k })),
+      }),
       ...(subscribers.length > 0 && { subscribers: withErrorsSummed(subscribers) }),
     }
   })

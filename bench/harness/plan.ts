@@ -1,5 +1,5 @@
 import type { Binding } from '../client/a2a.ts'
-import { FLOOR, TARGETS, type Target } from '../protocol.ts'
+import { FLOOR, TARGETS, type Target, TRACED } from '../protocol.ts'
 
 export const SCENARIOS = ['send', 'send-async', 'get', 'stream', 'push', 'clawpedia', 'subscribers'] as const
 export type Scenario = (typeof SCENARIOS)[number]
@@ -8,6 +8,15 @@ export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest', 'grpc']
 
 /** What gRPC rows there are: the request/answer and streaming scenarios (push and held streams are HTTP's). */
 export const GRPC_SCENARIOS: readonly Scenario[] = ['send', 'send-async', 'get', 'stream']
+
+/** The rows tracing on is measured in, beside tracing off: the write path and a stream, on one binding. */
+export const TRACED_CASES: readonly Case[] = [
+  { scenario: 'send', binding: 'jsonrpc' },
+  { scenario: 'stream', binding: 'jsonrpc' },
+]
+
+const tracedCase = (testCase: Case): boolean =>
+  TRACED_CASES.some((c) => c.scenario === testCase.scenario && c.binding === testCase.binding)
 
 /** One row of the results: a scenario over one binding ('clawpedia' for the Clawpedia dialect). */
 export interface Case {
@@ -56,7 +65,9 @@ export const makePlan = (flags: PlanFlags): Plan => {
   const quick = flags.quick
   const scenarios = flags.only ?? (quick ? (['send', 'get', 'stream', 'subscribers'] as const) : SCENARIOS)
   const bindings = flags.bindings ?? (quick ? (['jsonrpc'] as const) : BINDINGS)
-  const contenders = TARGETS.filter((t) => t !== FLOOR && !(quick && t === 'switchboard-pg'))
+  const contenders = TARGETS.filter(
+    (t) => t !== FLOOR && !(quick && (t === 'switchboard-pg' || t === TRACED)),
+  )
   const targets = flags.targets ?? (quick ? contenders : [...contenders, FLOOR])
   return {
     mode: quick ? 'quick' : 'full',
@@ -76,11 +87,13 @@ export const makePlan = (flags: PlanFlags): Plan => {
 /**
  * The Clawpedia dialect is Switchboard's own: the SDK has nothing to compare. The node:http floor
  * only holds streams, so it appears in the subscriber scenario alone. Quick mode holds streams on
- * Switchboard and the SDK in memory only (to stay within its minute).
+ * Switchboard and the SDK in memory only (to stay within its minute). Tracing on is measured in
+ * TRACED_CASES only.
  */
 export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
-  if (testCase.binding === 'clawpedia') return plan.targets.filter((t) => t.startsWith('switchboard'))
+  const targets = plan.targets.filter((t) => t !== TRACED || tracedCase(testCase))
+  if (testCase.binding === 'clawpedia') return targets.filter((t) => t.startsWith('switchboard'))
   if (testCase.scenario === 'subscribers')
-    return plan.mode === 'quick' ? plan.targets.filter((t) => t !== 'sdk-sqlite') : plan.targets
-  return plan.targets.filter((t) => t !== FLOOR)
+    return plan.mode === 'quick' ? targets.filter((t) => t !== 'sdk-sqlite') : targets
+  return targets.filter((t) => t !== FLOOR)
 }

@@ -1,6 +1,6 @@
 import type { Measurement } from '../client/load.ts'
-import { LABELS, type Target } from '../protocol.ts'
-import type { Aggregate } from './aggregate.ts'
+import { LABELS, type Target, TRACED } from '../protocol.ts'
+import { type Aggregate, median } from './aggregate.ts'
 import type { Case, Plan } from './plan.ts'
 
 export interface Machine {
@@ -69,6 +69,31 @@ const ratioRows = (rows: Aggregate[]): string[] => {
   })
 }
 
+/** A median ratio with the lowest and highest of the rounds' own ratios (paired by round): its noise. */
+const ratioWithSpread = (ratios: number[]): string => {
+  if (ratios.length === 0) return '–'
+  const low = Math.min(...ratios)
+  const high = Math.max(...ratios)
+  return ratios.length === 1 ? ratio(ratios[0]!) : `${ratio(median(ratios))} (${ratio(low)}–${ratio(high)})`
+}
+
+/**
+ * Tracing on ÷ off, round by round (the two run next to each other in each round): throughput and
+ * CPU per operation, each with its spread over the rounds, and the medians' latency ratios.
+ */
+const tracingRows = (rows: Aggregate[]): string[] => {
+  const off = rows.find((r) => r.target === OURS)
+  const on = rows.find((r) => r.target === TRACED)
+  if (!off?.measurement || !on?.measurement || !off.perRound || !on.perRound) return []
+  const pairs = on.perRound.flatMap((round, i) => {
+    const base = off.perRound![i]
+    return base ? [{ ops: round.opsPerSec / base.opsPerSec, cpu: round.cpuMsPer1k / base.cpuMsPer1k }] : []
+  })
+  return [
+    `| **tracing on ÷ off** | **${ratioWithSpread(pairs.map((p) => p.ops))}** | ${ratio(on.measurement.p50Ms / off.measurement.p50Ms)} | ${ratio(on.measurement.p99Ms / off.measurement.p99Ms)} | ${ratioWithSpread(pairs.map((p) => p.cpu))} | | ${ratio(on.measurement.rssMb / off.measurement.rssMb)} | |`,
+  ]
+}
+
 const loadTable = (testCase: Case, rows: Aggregate[]): string => {
   const unit = testCase.scenario === 'push' ? 'webhooks/s' : 'ops/s'
   const lines = [
@@ -82,7 +107,7 @@ const loadTable = (testCase: Case, rows: Aggregate[]): string => {
         `| ${LABELS[row.target]} | failed: ${row.failures[0]?.split('\n')[0] ?? '?'} | | | | | | ${errorsOf(row)} |`,
       )
   }
-  lines.push(...ratioRows(rows))
+  lines.push(...ratioRows(rows), ...tracingRows(rows))
   const notes = rows.flatMap((row) => {
     const m = row.measurement
     const extras = m?.extra

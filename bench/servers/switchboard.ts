@@ -1,5 +1,6 @@
 import type { AgentDefinition } from '../../src/agent/define.ts'
 import { defineAgent } from '../../src/agent/define.ts'
+import type { TracingOptions } from '../../src/observability/tracing.ts'
 import { createSwitchboard } from '../../src/server/server.ts'
 import {
   artifactCount,
@@ -8,6 +9,7 @@ import {
   type BenchInput,
   HOLD_LIMIT_MS,
   type ServerOptions,
+  TRACED,
 } from '../protocol.ts'
 
 /** Resolves when the task is cancelled (or the hold limit passes). */
@@ -49,6 +51,31 @@ export const benchAgent: AgentDefinition = defineAgent({
   },
 })
 
+/**
+ * Tracing on as `serve --otel` sets it up (a Node tracer provider registered globally, a batch span
+ * processor), every span sampled, and an exporter that drops each batch: the cost of making and
+ * batching the spans is measured, not a collector's.
+ */
+const benchTracing = async (): Promise<TracingOptions> => {
+  const [{ NodeTracerProvider }, { AlwaysOnSampler, BatchSpanProcessor }, { ExportResultCode }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/core'),
+    ])
+  const dropping = {
+    export: (_spans: unknown[], done: (result: { code: number }) => void) =>
+      done({ code: ExportResultCode.SUCCESS }),
+    shutdown: async () => {},
+  }
+  const provider = new NodeTracerProvider({
+    sampler: new AlwaysOnSampler(),
+    spanProcessors: [new BatchSpanProcessor(dropping)],
+  })
+  provider.register()
+  return { tracerProvider: provider, shutdown: () => provider.shutdown() }
+}
+
 /** Switchboard on SQLite (a fresh data directory) or PostgreSQL, silent, webhooks to loopback allowed. */
 export const startSwitchboard = async (
   options: ServerOptions,
@@ -63,6 +90,7 @@ export const startSwitchboard = async (
     outbound: { allow: ['127.0.0.0/8'] },
     engine: { shutdownGraceMs: 200 },
     push: { drainMs: 200 },
+    ...(options.target === TRACED && { tracing: await benchTracing() }),
   })
   const url = await switchboard.listen()
   return { base: `${url}/agents/bench`, close: () => switchboard.close() }

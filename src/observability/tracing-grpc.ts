@@ -1,6 +1,21 @@
-import type { Metadata, UntypedHandleCall, UntypedServiceImplementation } from '@grpc/grpc-js'
+import {
+  type Metadata,
+  status,
+  type UntypedHandleCall,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js'
 import { context, trace } from '@opentelemetry/api'
-import { ATTR, extractContext, recordFailure, type Span, SpanKind, type Tracer } from './tracing.ts'
+import type { CallerIdentity } from '../model/caller.ts'
+import {
+  ATTR,
+  extractContext,
+  recordCaller,
+  recordFailure,
+  recordPolicy,
+  type Span,
+  SpanKind,
+  type Tracer,
+} from './tracing.ts'
 
 interface TracedCall {
   metadata: Metadata
@@ -78,8 +93,32 @@ const traced = (
   }) as UntypedHandleCall
 }
 
+/** The policy a refusal's gRPC status stands for: the codes of HTTP's 401, 403 and 429. */
+const POLICY_REFUSALS: Readonly<Record<number, string>> = {
+  [status.UNAUTHENTICATED]: 'authentication-refused',
+  [status.PERMISSION_DENIED]: 'authorization-refused',
+  [status.RESOURCE_EXHAUSTED]: 'rate-limited',
+}
+
 const finish = (span: Span, error: { code?: unknown; details?: unknown } | null | undefined): void => {
-  if (error)
-    recordFailure(span, String(error.code), typeof error.details === 'string' ? error.details : undefined)
+  if (error) {
+    const details = typeof error.details === 'string' ? error.details : undefined
+    recordFailure(span, String(error.code), details)
+    const refusal = typeof error.code === 'number' ? POLICY_REFUSALS[error.code] : undefined
+    if (refusal) recordPolicy(span, refusal, details ?? `gRPC status ${error.code}`)
+  }
   span.end()
 }
+
+/**
+ * The binding's `identify`, naming the caller it establishes on the call's span. Authentication
+ * runs inside the call's handler, where the span traceGrpcImplementation started is active.
+ */
+export const identifyTraced =
+  <Peer>(identify: (peer: Peer) => Promise<CallerIdentity>) =>
+  async (peer: Peer): Promise<CallerIdentity> => {
+    const caller = await identify(peer)
+    const span = trace.getActiveSpan()
+    if (span) recordCaller(span, caller)
+    return caller
+  }

@@ -1,8 +1,19 @@
 import { context, trace } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CallerIdentity } from '../model/caller.ts'
-import { ATTR, extractContext, recordFailure, type Span, SpanKind, type Tracer } from './tracing.ts'
-import { inboundOperationOf } from './tracing-operations.ts'
+import {
+  ATTR,
+  extractContext,
+  recordCaller,
+  recordFailure,
+  recordPolicy,
+  type Span,
+  SpanKind,
+  type TraceLogFields,
+  type Tracer,
+  traceFieldsOf,
+} from './tracing.ts'
+import { agentOfPath, inboundOperationOf, taskIdOfParams } from './tracing-operations.ts'
 
 const SPAN = Symbol('switchboard.span')
 const CONTEXT = Symbol('switchboard.traceContext')
@@ -20,8 +31,6 @@ interface Traced {
   [AGENT]?: string
   caller?: CallerIdentity
 }
-
-const AGENT_PATH = /^\/agents\/([^/?]+)/
 
 /** JSON answers this large are not read back for their task id and state. */
 const MAX_READ_BACK = 64 * 1024
@@ -75,7 +84,7 @@ export const registerRequestTracing = (app: FastifyInstance, tracer: Tracer, def
     const traced = request as unknown as Traced
     traced[SPAN] = span
     traced[CONTEXT] = trace.setSpan(parent, span)
-    traced[AGENT] = AGENT_PATH.exec(request.url)?.[1] ?? defaultAgent
+    traced[AGENT] = agentOfPath(request.url, defaultAgent)
     // A stream the server wrote itself (SSE) bypasses fastify's response hooks, and a client that
     // stops reading one never aborts the request: the socket's close is the one end every
     // response has.
@@ -105,6 +114,15 @@ export const registerRequestTracing = (app: FastifyInstance, tracer: Tracer, def
   })
 }
 
+/**
+ * The trace ids of a request's span, for its access-log line: that line is written when the
+ * socket closes, after the span ended and outside its context. Empty when the request is not traced.
+ */
+export const requestTraceFields = (request: FastifyRequest): TraceLogFields => {
+  const active = (request as unknown as Traced)[CONTEXT]
+  return active ? traceFieldsOf(active) : {}
+}
+
 const name = (span: Span, request: FastifyRequest): void => {
   ;(request as unknown as Traced)[NAMED] = true
   const route = request.routeOptions.url ?? request.url
@@ -120,8 +138,7 @@ const name = (span: Span, request: FastifyRequest): void => {
   if (op.dialect !== 'switchboard' && agent) span.setAttribute(ATTR.agent, agent)
   const version = op.version ?? request.headers['a2a-version']
   if (op.dialect === 'a2a') span.setAttribute(ATTR.protocolVersion, String(version ?? '0.3'))
-  const params = request.params as { taskId?: string; target?: string } | undefined
-  const taskId = params?.taskId ?? params?.target?.split(':')[0] ?? rpcTaskId(body)
+  const taskId = taskIdOfParams(request.params) ?? rpcTaskId(body)
   if (taskId) span.setAttribute(ATTR.taskId, taskId)
 }
 
@@ -146,17 +163,10 @@ const end = (request: FastifyRequest, reply: FastifyReply): void => {
   }
   // A request refused before its handler (authentication, access rule, rate limit) is named here.
   if (!traced[NAMED] && request.routeOptions.url) name(span, request)
-  const caller = traced.caller
-  if (caller) {
-    span.setAttribute(ATTR.principal, caller.principal)
-    span.setAttribute(ATTR.tenant, caller.tenant)
-  }
+  if (traced.caller) recordCaller(span, traced.caller)
   span.setAttribute(ATTR.httpStatus, reply.statusCode)
   const refusal = POLICY_REFUSALS[reply.statusCode]
-  if (refusal) {
-    span.setAttribute(ATTR.policy, refusal)
-    span.setAttribute(ATTR.policyReason, traced[REASON] ?? `HTTP ${reply.statusCode}`)
-  }
+  if (refusal) recordPolicy(span, refusal, traced[REASON] ?? `HTTP ${reply.statusCode}`)
   if (reply.statusCode >= 500) recordFailure(span, String(reply.statusCode))
   span.end()
 }

@@ -78,3 +78,15 @@ export const inboundOperationOf = (
     return { dialect: 'clawpedia', operation: clawpedia, binding: 'HTTP' }
   return { dialect: 'switchboard', operation: `${method} ${route}`, binding: 'HTTP' }
 }
+
+const AGENT_PATH = /^\/agents\/([^/?]+)/
+
+/** The agent a path names (`/agents/{slug}/…`); the default agent's routes have no prefix. */
+export const agentOfPath = (path: string, defaultAgent: string): string =>
+  AGENT_PATH.exec(path)?.[1] ?? defaultAgent
+
+/** The task a route's parameters name: Clawpedia's `:taskId`, or A2A REST's `:target` (`{id}:cancel`). */
+export const taskIdOfParams = (params: unknown): string | undefined => {
+  const named = params as { taskId?: string; target?: string } | undefined
+  return (named?.taskId ?? named?.target?.split(':')[0]) || undefined
+}

@@ -11,6 +11,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api'
+import type { CallerIdentity } from '../model/caller.ts'
 
 /** The instrumentation scope every Switchboard span is created under. */
 export const TRACER_NAME = 'switchboard'
@@ -73,6 +74,36 @@ export const propagationHeaders = (from: Context = context.active()): Record<str
   const carrier: Record<string, string> = {}
   propagation.inject(from, carrier)
   return carrier
+}
+
+/** Names the authenticated caller on a server span: principal and tenant, never a credential. */
+export const recordCaller = (span: Span, caller: CallerIdentity): void => {
+  span.setAttribute(ATTR.principal, caller.principal)
+  span.setAttribute(ATTR.tenant, caller.tenant)
+}
+
+/** Records the policy that refused a call (`authentication-refused`, …) and its reason. */
+export const recordPolicy = (span: Span, decision: string, reason: string): void => {
+  span.setAttribute(ATTR.policy, decision)
+  span.setAttribute(ATTR.policyReason, reason)
+}
+
+/**
+ * The ids of the active span as log fields (pino's `mixin`): a line written while a request or a
+ * run is traced carries its trace. A fresh object each time, since pino merges the line into it.
+ */
+export const traceLogFields = (): TraceLogFields => traceFieldsOf(context.active())
+
+export interface TraceLogFields {
+  trace_id?: string
+  span_id?: string
+}
+
+/** The log fields of a context's span: none when it has no real span (tracing off, or outside one). */
+export const traceFieldsOf = (active: Context): TraceLogFields => {
+  const found = trace.getSpan(active)?.spanContext()
+  if (!found || !trace.isSpanContextValid(found)) return {}
+  return { trace_id: found.traceId, span_id: found.spanId }
 }
 
 /** Marks a span failed with a protocol error code (the span keeps running until ended). */

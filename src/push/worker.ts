@@ -288,6 +288,7 @@ export class PushWorker {
     return {
       deliveryId: delivery.id,
       taskId: delivery.taskId,
+      agent: delivery.task.agent,
       seq: delivery.seq,
       origin: originOf(delivery.target.url),
     }

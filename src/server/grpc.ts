@@ -9,7 +9,7 @@ import { a2aGrpcImplementation } from '../dialects/a2a/grpc/service.ts'
 import { file_lf_a2a_v1_a2a } from '../dialects/a2a/wire/grpc/lf/a2a/v1/a2a_pb.ts'
 import { A2A_GRPC_SERVICE_NAME, a2aGrpcService } from '../dialects/a2a/wire/grpc-service.ts'
 import type { EngineLogger } from '../engine/logger.ts'
-import { traceGrpcImplementation } from '../observability/tracing-grpc.ts'
+import { identifyTraced, traceGrpcImplementation } from '../observability/tracing-grpc.ts'
 import type { TlsOptions } from './exposure.ts'
 
 /** The gRPC binding's server settings (`--grpc-port`, `--grpc-reflection`; docs/a2a.md "gRPC"). */
@@ -108,7 +108,11 @@ export const createGrpcServer = (options: {
   tracing?: { tracer: Tracer; defaultAgent: string }
 }): SwitchboardGrpc => {
   const server = new Server({ 'grpc.max_receive_message_length': options.maxMessageBytes })
-  const implementation = a2aGrpcImplementation(options.binding)
+  const implementation = a2aGrpcImplementation(
+    options.tracing
+      ? { ...options.binding, identify: identifyTraced(options.binding.identify) }
+      : options.binding,
+  )
   server.addService(
     a2aGrpcService,
     options.tracing

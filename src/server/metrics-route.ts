@@ -1,9 +1,11 @@
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { EngineLogger } from '../engine/logger.ts'
 import { SwitchboardMetrics } from '../observability/metrics.ts'
 import type { Tracer } from '../observability/tracing.ts'
+import { requestTraceFields } from '../observability/tracing-http.ts'
+import { agentOfPath, taskIdOfParams } from '../observability/tracing-operations.ts'
 import type { Store } from '../store/contract.ts'
 import type { ServerContext } from '../web/context.ts'
 import { asSwitchboardError, errorBodyHandler } from '../web/errors.ts'
@@ -28,7 +30,12 @@ const UNMATCHED = 'unmatched'
  */
 export const registerRequestObservation = (
   app: FastifyInstance,
-  options: { metrics: SwitchboardMetrics; logger: Logger; dialects: WeakMap<IncomingMessage, string> },
+  options: {
+    metrics: SwitchboardMetrics
+    logger: Logger
+    dialects: WeakMap<IncomingMessage, string>
+    defaultAgent: string
+  },
 ): void => {
   const { metrics, logger, dialects } = options
   // A callback hook, not an async one: no promise per request on the hot path.
@@ -52,6 +59,8 @@ export const registerRequestObservation = (
             durationMs: Math.round(seconds * 1e4) / 10,
             ...(request.caller && { principal: request.caller.principal, tenant: request.caller.tenant }),
             ...(!reply.raw.writableFinished && { aborted: true }),
+            ...agentAndTask(request, options.defaultAgent),
+            ...requestTraceFields(request),
           },
           'request',
         )
@@ -61,6 +70,17 @@ export const registerRequestObservation = (
   app.addHook('onError', async (_request, _reply, error) => {
     metrics.handlerErrors.inc({ code: asSwitchboardError(error).code })
   })
+}
+
+/**
+ * A dialect route's agent (its mount's prefix, or the default agent's unprefixed routes) and the
+ * task its path names. A created task's id is in its `task created` line, of the same trace.
+ */
+const agentAndTask = (request: FastifyRequest, defaultAgent: string): { agent?: string; taskId?: string } => {
+  const { config, url } = request.routeOptions
+  if (config?.dialect === undefined || url === undefined) return {}
+  const taskId = taskIdOfParams(request.params)
+  return { agent: agentOfPath(url, defaultAgent), ...(taskId && { taskId }) }
 }
 
 /** Every open stream, by dialect: read from the server's heartbeat set at scrape time. */
@@ -121,6 +141,8 @@ export const serverMetrics = (options: {
   heartbeats: Heartbeats
   /** Where the `task` spans go (a no-op tracer when tracing is off). */
   tracer: Tracer
+  /** The agent of the unprefixed dialect routes, named on their access-log lines. */
+  defaultAgent: string
 }): ServerMetrics => {
   // A single-process store: every task runs here, so the waiting ones are known too.
   const tally = new OpenTaskTally({ trackWaiting: options.store.backend !== 'postgres' })
@@ -135,7 +157,13 @@ export const serverMetrics = (options: {
     observe: (store) =>
       observedStore(store, { metrics, tally, logger: options.logger, tracer: options.tracer }),
     engineLogger: withTaskAgents(options.logger, tally),
-    observeRequests: (app) => registerRequestObservation(app, { metrics, logger: options.logger, dialects }),
+    observeRequests: (app) =>
+      registerRequestObservation(app, {
+        metrics,
+        logger: options.logger,
+        dialects,
+        defaultAgent: options.defaultAgent,
+      }),
     register: async (app, routeOptions) => {
       await app.register(metricsRoutes, { ...routeOptions, metrics })
     },

@@ -1,9 +1,11 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import type { Tracer } from '@opentelemetry/api'
 import type { Logger } from 'pino'
 import type { EventBus } from '../events/contract.ts'
 import { LocalBus } from '../events/local-bus.ts'
 import { PostgresBus } from '../events/postgres-bus.ts'
+import { tracerOf } from '../observability/tracing.ts'
 import type { Store } from '../store/contract.ts'
 import { PostgresStore } from '../store/postgres/postgres-store.ts'
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts'
@@ -12,7 +14,7 @@ import type { SwitchboardOptions } from './server.ts'
 import { causeOf, databaseStartupError, StartupError } from './startup-error.ts'
 
 /** Where the server keeps its data: what `serve` and the commands that share its store (`keys`) are given. */
-export type StoreOptions = Pick<SwitchboardOptions, 'store' | 'dataDir' | 'postgres'> & {
+export type StoreOptions = Pick<SwitchboardOptions, 'store' | 'dataDir' | 'postgres' | 'tracing'> & {
   /** Told what start-up takes for granted (an empty database file taken as a new one). */
   log?: Pick<Logger, 'warn'>
 }
@@ -29,14 +31,20 @@ export const initStore = async (options: StoreOptions): Promise<Store> => {
   return store
 }
 
+/**
+ * A store built here traces its commits to the server's provider when tracing is on; a store
+ * given ready-made traces if it was built with a tracer of its own.
+ */
 const storeOf = (options: StoreOptions): Store => {
+  const tracer = options.tracing && tracerOf(options.tracing.tracerProvider)
   if (typeof options.store !== 'string')
-    return options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir, options.log)
+    return options.store ?? openSqlite(options.dataDir ?? DEFAULTS.dataDir, options.log, tracer)
   if (!POSTGRES_URL.test(options.store))
     throw new TypeError('unsupported store URL: use postgres://user@host:port/database')
   return new PostgresStore({
     connectionString: options.store,
     ...(options.postgres?.poolSize !== undefined && { poolSize: options.postgres.poolSize }),
+    ...(tracer && { tracer }),
   })
 }
 
@@ -45,7 +53,7 @@ const storeOf = (options: StoreOptions): Store => {
  * writable directory (SQLite keeps its -wal and -shm files beside the database), and the database
  * must open and pass its integrity check. Each failure is a StartupError naming the path.
  */
-const openSqlite = (dataDir: string, log: StoreOptions['log']): SqliteStore => {
+const openSqlite = (dataDir: string, log: StoreOptions['log'], tracer: Tracer | undefined): SqliteStore => {
   const dir = resolve(dataDir)
   try {
     makeDirectory(dir)
@@ -61,7 +69,7 @@ const openSqlite = (dataDir: string, log: StoreOptions['log']): SqliteStore => {
   if (statSync(filename, { throwIfNoEntry: false })?.size === 0)
     log?.warn({ file: filename }, 'the database file is empty (0 bytes): starting with a new database')
   try {
-    return new SqliteStore({ filename })
+    return new SqliteStore({ filename, ...(tracer && { tracer }) })
   } catch (error) {
     throw databaseStartupError(filename, error)
   }

@@ -2,6 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { type DestinationStream, type Logger, pino } from 'pino'
 import type { Authenticator } from '../identity/authenticator.ts'
 import { SwitchboardError } from '../model/errors.ts'
+import { traceLogFields } from '../observability/tracing.ts'
+import type { SwitchboardOptions } from './server.ts'
 
 /** Request headers that carry credentials whatever the configuration. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key']
@@ -44,16 +46,43 @@ export const redactPaths = (headers: readonly string[]): string[] => [
   ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
 ]
 
-/** The server's default logger: JSON lines with every credential censored. */
+/**
+ * The server's default logger: JSON lines with every credential censored. With `traceIds` (tracing
+ * on), each line written inside a traced request or run carries its `trace_id` and `span_id`;
+ * without, no per-line hook is installed at all.
+ */
 export const createServerLogger = (options: {
   level: string
   authenticators: readonly Authenticator[]
   destination?: DestinationStream
+  traceIds?: boolean
 }): Logger =>
   pino(
-    { level: options.level, redact: { paths: redactPaths(credentialHeaders(options.authenticators)) } },
+    {
+      level: options.level,
+      redact: { paths: redactPaths(credentialHeaders(options.authenticators)) },
+      ...(options.traceIds && { mixin: traceLogFields }),
+    },
     options.destination,
   )
+
+/**
+ * The logger a server writes with: the one given, silence for `false`, or the default logger at
+ * `logLevel` (`info`), with trace ids on its lines when the server traces.
+ */
+export const serverLoggerOf = (
+  options: Pick<SwitchboardOptions, 'logger' | 'logLevel' | 'identity' | 'tracing'>,
+): Logger => {
+  if (options.logger === false) return pino({ level: 'silent' })
+  return (
+    options.logger ??
+    createServerLogger({
+      level: options.logLevel ?? 'info',
+      authenticators: options.identity?.authenticators ?? [],
+      traceIds: options.tracing !== undefined,
+    })
+  )
+}
 
 /**
  * An authentication failure as the client may see it: whatever an authenticator put in its message,

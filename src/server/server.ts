@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
-import { type Logger, pino } from 'pino'
+import type { Logger } from 'pino'
 import type { AgentDefinition, NotificationConfig } from '../agent/define.ts'
 import { a2aRoutes } from '../dialects/a2a/routes.ts'
 import { assertValidClawpediaCard } from '../dialects/clawpedia/card-check.ts'
@@ -48,7 +48,7 @@ import { serverMetrics, tagDialect } from './metrics-route.ts'
 import { openStore } from './open-store.ts'
 import { registerOversizedBodyDrain } from './oversized-body.ts'
 import { pushRenderers } from './push-renderers.ts'
-import { createServerLogger } from './redaction.ts'
+import { serverLoggerOf } from './redaction.ts'
 import { pingStore, rootRoutes } from './root-routes.ts'
 import { type SecretsOptions, sealedStoreOf } from './secrets.ts'
 
@@ -190,14 +190,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     insecureNoAuth: options.insecureNoAuth ?? false,
   })
 
-  const logger: Logger =
-    options.logger === false
-      ? pino({ level: 'silent' })
-      : (options.logger ??
-        createServerLogger({
-          level: options.logLevel ?? 'info',
-          authenticators: options.identity?.authenticators ?? [],
-        }))
+  const logger: Logger = serverLoggerOf(options)
   const opened = await openStore({ ...options, log: logger })
   const { bus } = opened
   const store = sealedStoreOf(opened.store, {
@@ -208,7 +201,7 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
   const heartbeats = new Heartbeats(options.pingMs ?? DEFAULTS.pingMs)
   const tracer = tracerOf(options.tracing?.tracerProvider) // a no-op tracer when tracing is off
-  const observed = serverMetrics({ store, logger, heartbeats, tracer })
+  const observed = serverMetrics({ store, logger, heartbeats, tracer, defaultAgent: defaultSlug })
   // What the engine and push worker write through: a full disk is STORAGE_FULL (/readyz hears of it).
   const writer = observed.observe(watchStorageFull(store))
   const authentication = authenticationOf(identity, store)

@@ -103,7 +103,7 @@ describe('operator logs', () => {
   })
   after(() => server.close())
 
-  it('writes one access line per request: route pattern, status, duration, principal; no credential', async () => {
+  it('writes one access line per request: route pattern, status, duration, principal, agent, task; no credential', async () => {
     const created = await request(`${server.url}/agents/instant/tasks`, {
       body: { input: {} },
       headers: bearer('alice', 't1'),
@@ -130,8 +130,16 @@ describe('operator logs', () => {
     const text = JSON.stringify(lines)
     assert.doesNotMatch(text, /adm1n-token/)
     assert.doesNotMatch(text, /test:alice:t1/)
-    // The route pattern, never the raw URL: the task id stays out of the access lines.
-    assert.doesNotMatch(JSON.stringify(access), new RegExp(taskId))
+    // The route pattern, never the raw URL: the task id is a field of its own, as on task lines.
+    assert.doesNotMatch(JSON.stringify(access.map((line) => line.route)), new RegExp(taskId))
+    assert.deepEqual(
+      access.map((line) => [line.agent, line.taskId]),
+      [
+        ['instant', undefined],
+        ['instant', taskId],
+        [undefined, undefined],
+      ],
+    )
   })
 
   it('writes task lines naming the task and its agent, at info', async () => {

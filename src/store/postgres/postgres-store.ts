@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import pg from 'pg'
 import type { Artifact } from '../../model/artifacts.ts'
 import { SwitchboardError } from '../../model/errors.ts'
@@ -49,6 +50,8 @@ export interface PostgresStoreOptions {
    * what it already delivered in-process. Give the bus the same tag. Default: a fresh id.
    */
   replicaTag?: string
+  /** Traces each task write transaction as a `store.commit` span (docs/observability.md); absent, off. */
+  tracer?: Tracer
 }
 
 /** A claim limit of "as many as there are" (admission passes Infinity) becomes no LIMIT. */
@@ -99,7 +102,12 @@ export class PostgresStore implements Store {
     this.#apiKeys = apiKeySql(s)
     this.#retention = retentionSql(s)
     this.#lists = new TaskLists(this.#pool, s)
-    this.#writes = { pool: this.#pool, sql: this.#tasks, replicaTag: this.replicaTag }
+    this.#writes = {
+      pool: this.#pool,
+      sql: this.#tasks,
+      replicaTag: this.replicaTag,
+      tracer: options.tracer,
+    }
   }
 
   async init(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type pg from 'pg'
 import { SwitchboardError } from '../../model/errors.ts'
 import { stampEvent, type TaskEvent } from '../../model/events.ts'
@@ -6,6 +7,7 @@ import { newId } from '../../model/ids.ts'
 import { mayNotify, type PushTarget } from '../../model/push.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
+import { tracedCommit } from '../commit-span.ts'
 import type {
   AppendRequest,
   AppendResult,
@@ -27,7 +29,19 @@ export interface WriteContext {
   pool: pg.Pool
   sql: TaskSql
   replicaTag: string
+  /** Traces each write transaction as a `store.commit` span; absent, tracing is off. */
+  tracer?: Tracer | undefined
 }
+
+/** One write transaction, in its `store.commit` span when tracing. */
+const writeTransaction = <T>(
+  ctx: WriteContext,
+  operation: string,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> =>
+  ctx.tracer
+    ? tracedCommit(ctx.tracer, 'postgresql', operation, () => transaction(ctx.pool, work))
+    : transaction(ctx.pool, work)
 
 interface LockedTask {
   snapshot: Task
@@ -40,7 +54,7 @@ interface LockedTask {
 
 /** createTask: the task row first (the idempotency key may turn it into a read), then the rest. */
 export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promise<CreateTaskResult> =>
-  transaction(ctx.pool, async (client): Promise<CreateTaskResult> => {
+  writeTransaction(ctx, 'createTask', async (client): Promise<CreateTaskResult> => {
     const { header, idempotency, lease } = request
     const task = emptyTask(header)
     const events = openingEvents(request, nowIso())
@@ -121,7 +135,7 @@ const insertKeyed = async (
 
 /** append: lock the row, fold each event (applyEvent decides every race), write it all at once. */
 export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise<AppendResult> =>
-  transaction(ctx.pool, async (client): Promise<AppendResult> => {
+  writeTransaction(ctx, 'append', async (client): Promise<AppendResult> => {
     const locked = await run<LockedTask>(client, ctx.sql.taskForUpdate, { task_id: request.taskId })
     const row = locked.rows[0]
     if (!row || !visible(row, request.scope)) {

@@ -1,4 +1,6 @@
+import type { Tracer } from '@opentelemetry/api'
 import type Database from 'better-sqlite3'
+import { activeWriter, type BatchWrite, failCommitSpan, startCommitSpan } from '../commit-span.ts'
 import { SqliteDatabase } from './driver.ts'
 
 export interface SqliteStoreOptions {
@@ -8,6 +10,11 @@ export interface SqliteStoreOptions {
   synchronous?: 'normal' | 'full'
   /** Caps the file at this many pages (`PRAGMA max_page_count`): writes past it fail as on a full disk. */
   maxPageCount?: number
+  /**
+   * Traces each group commit as a `store.commit` span (docs/observability.md). Absent, tracing is
+   * off and a commit does no tracing work at all.
+   */
+  tracer?: Tracer
 }
 
 /**
@@ -46,7 +53,7 @@ const assertIntact = (db: Database.Database): void => {
   )
 }
 
-interface PendingWrite {
+interface PendingWrite extends BatchWrite {
   body: () => unknown
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
@@ -69,17 +76,21 @@ export class GroupCommit {
   /** Writes waiting for the next group commit. */
   #pending: PendingWrite[] = []
   readonly #db: Database.Database
+  readonly #tracer: Tracer | undefined
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, tracer?: Tracer) {
     this.#db = db
+    this.#tracer = tracer
     const inTransaction = db.transaction((body: () => unknown) => body())
     this.#transaction = <T>(body: () => T): T => inTransaction(body) as T
   }
 
-  /** Runs `body` in the next group commit; settles once that commit is done. */
-  write<T>(body: () => T): Promise<T> {
+  /** Runs `body` (the store `operation` named) in the next group commit; settles once that commit is done. */
+  write<T>(operation: string, body: () => T): Promise<T> {
+    // The writer's span is looked up only when tracing: the commit runs later, outside its context.
+    const writer = this.#tracer && activeWriter()
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ body, resolve: resolve as (value: unknown) => void, reject })
+      this.#pending.push({ operation, writer, body, resolve: resolve as (value: unknown) => void, reject })
       if (this.#pending.length === 1) setImmediate(() => this.flush())
     })
   }
@@ -89,6 +100,18 @@ export class GroupCommit {
     const batch = this.#pending
     this.#pending = []
     if (batch.length === 0) return
+    if (!this.#tracer) {
+      this.#commit(batch)
+      return
+    }
+    const span = startCommitSpan(this.#tracer, 'sqlite', batch)
+    const failure = this.#commit(batch)
+    if (failure !== undefined) failCommitSpan(span, failure.error)
+    span.end()
+  }
+
+  /** One batch in one transaction; what made the whole transaction fail, if it did. */
+  #commit(batch: readonly PendingWrite[]): { error: unknown } | undefined {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
     try {
       this.#transaction(() => {
@@ -107,13 +130,14 @@ export class GroupCommit {
       })
     } catch (error) {
       for (const write of batch) write.reject(error)
-      return
+      return { error }
     }
     for (const [i, write] of batch.entries()) {
       const outcome = outcomes[i]!
       if (outcome.ok) write.resolve(outcome.value)
       else write.reject(outcome.error)
     }
+    return undefined
   }
 }
 

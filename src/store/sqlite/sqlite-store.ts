@@ -72,7 +72,7 @@ export class SqliteStore implements Store {
     this.#retention = retentionSql(this.#db)
     this.#statements = new StatementCache(this.#db)
     this.#writes = { tasks: this.#tasks, push: this.#push }
-    this.#commit = new GroupCommit(this.#db)
+    this.#commit = new GroupCommit(this.#db, options.tracer)
   }
 
   async init(): Promise<void> {
@@ -91,11 +91,11 @@ export class SqliteStore implements Store {
   // ── tasks and events ──────────────────────────────────────────────────────
 
   createTask(request: CreateTaskRequest): Promise<CreateTaskResult> {
-    return this.#commit.write(() => createTask(this.#writes, request))
+    return this.#commit.write('createTask', () => createTask(this.#writes, request))
   }
 
   append(request: AppendRequest): Promise<AppendResult> {
-    return this.#commit.write(() => appendEvents(this.#writes, request))
+    return this.#commit.write('append', () => appendEvents(this.#writes, request))
   }
 
   async getTask(scope: Scope, taskId: string): Promise<Task | undefined> {
@@ -139,7 +139,7 @@ export class SqliteStore implements Store {
     // Admission looks after every run, and tasks leased when created are seldom left to claim:
     // finding none (of any agent) needs no transaction.
     if (this.#leases.anyClaimable.get(Date.now()) === undefined) return []
-    return this.#commit.write((): ClaimedTask[] => {
+    return this.#commit.write('claimTasks', (): ClaimedTask[] => {
       const now = Date.now()
       const rows = (
         request.agents
@@ -156,7 +156,7 @@ export class SqliteStore implements Store {
 
   async renewLeases(owner: string, taskIds: readonly string[], ttlMs: number): Promise<string[]> {
     if (taskIds.length === 0) return []
-    return this.#commit.write((): string[] => {
+    return this.#commit.write('renewLeases', (): string[] => {
       const ids = JSON.stringify(taskIds)
       this.#leases.renewLeases.run(Date.now() + ttlMs, owner, ids)
       return (this.#leases.heldLeases.all(owner, ids) as { id: string }[]).map((r) => r.id)
@@ -164,11 +164,11 @@ export class SqliteStore implements Store {
   }
 
   async releaseLease(owner: string, taskId: string): Promise<void> {
-    await this.#commit.write(() => this.#leases.releaseLease.run(taskId, owner))
+    await this.#commit.write('releaseLease', () => this.#leases.releaseLease.run(taskId, owner))
   }
 
   async expireLeases(owner?: string): Promise<number> {
-    const result = await this.#commit.write(() =>
+    const result = await this.#commit.write('expireLeases', () =>
       owner === undefined ? this.#leases.expireAllLeases.run() : this.#leases.expireLeasesOf.run(owner),
     )
     return result.changes
@@ -177,7 +177,7 @@ export class SqliteStore implements Store {
   // ── push configs ──────────────────────────────────────────────────────────
 
   async putPushConfig(scope: Scope, config: PushConfig): Promise<PushConfig> {
-    return this.#commit.write((): PushConfig => {
+    return this.#commit.write('putPushConfig', (): PushConfig => {
       const task = this.#tasks.taskHead.get(config.taskId) as { tenant: string; owner: string } | undefined
       if (!task || !visible(task, scope))
         throw new SwitchboardError('TASK_NOT_FOUND', `no task ${config.taskId}`)
@@ -205,7 +205,7 @@ export class SqliteStore implements Store {
   }
 
   async deletePushConfig(scope: Scope, taskId: string, configId: string): Promise<boolean> {
-    return this.#commit.write((): boolean => {
+    return this.#commit.write('deletePushConfig', (): boolean => {
       const existing = this.#push.pushConfig.get(taskId, configId, scope.tenant, scope.owner ?? null)
       if (!existing) return false
       this.#push.deletePushConfig.run(taskId, configId)
@@ -215,11 +215,12 @@ export class SqliteStore implements Store {
   }
 
   async deleteExpiredTasks(request: DeleteExpiredTasksRequest): Promise<number> {
-    return this.#commit.write(() => deleteExpiredTasks(this.#retention, request))
+    return this.#commit.write('deleteExpiredTasks', () => deleteExpiredTasks(this.#retention, request))
   }
 
   async deleteExpiredIdempotencyKeys(request: DeleteExpiredKeysRequest): Promise<number> {
     return this.#commit.write(
+      'deleteExpiredIdempotencyKeys',
       () => this.#retention.deleteExpiredKeys.run(Date.now() - request.olderThanMs, request.limit).changes,
     )
   }
@@ -230,7 +231,7 @@ export class SqliteStore implements Store {
     // The worker is woken after every status and artifact event, and the outbox is usually empty:
     // finding nothing due needs no transaction (claiming nothing is always a correct answer).
     if (this.#push.anyDueDelivery.get(Date.now()) === undefined) return []
-    return this.#commit.write((): Delivery[] => {
+    return this.#commit.write('claimDeliveries', (): Delivery[] => {
       const now = Date.now()
       const rows = this.#push.claimableDeliveries.all(now, now, request.limit) as SqliteDeliveryRow[]
       for (const row of rows) this.#push.claimDelivery.run(request.owner, now + request.ttlMs, row.id)
@@ -239,7 +240,7 @@ export class SqliteStore implements Store {
   }
 
   async settleDelivery(owner: string, deliveryId: string, outcome: DeliveryOutcome): Promise<void> {
-    await this.#commit.write(() => {
+    await this.#commit.write('settleDelivery', () => {
       const settle = this.#push.settleDelivery
       switch (outcome.result) {
         case 'delivered':
@@ -271,7 +272,7 @@ export class SqliteStore implements Store {
   }
 
   async retryDelivery(deliveryId: string): Promise<Delivery | undefined> {
-    const result = await this.#commit.write(() =>
+    const result = await this.#commit.write('retryDelivery', () =>
       this.#push.retryDelivery.run(Date.now(), nowIso(), deliveryId),
     )
     return result.changes === 1 ? this.getDelivery(deliveryId) : undefined
@@ -288,7 +289,7 @@ export class SqliteStore implements Store {
 
   async createApiKey(key: NewApiKey): Promise<void> {
     const { id, hash, principal, tenant, scopes, label, createdAt } = key
-    await this.#commit.write(() =>
+    await this.#commit.write('createApiKey', () =>
       this.#apiKeys.insertApiKey.run(
         id,
         hash,
@@ -311,7 +312,9 @@ export class SqliteStore implements Store {
   }
 
   async revokeApiKey(id: string): Promise<boolean> {
-    const result = await this.#commit.write(() => this.#apiKeys.revokeApiKey.run(nowIso(), id))
+    const result = await this.#commit.write('revokeApiKey', () =>
+      this.#apiKeys.revokeApiKey.run(nowIso(), id),
+    )
     return result.changes === 1
   }
 }
