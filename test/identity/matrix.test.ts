@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { instantAgent } from '../helpers/agents.ts'
 import { eventually, startServer, type TestServer } from '../helpers/server.ts'
 import { bearer, testAuthenticator } from '../helpers/test-authenticator.ts'
+import { ENDPOINTS } from './matrix-endpoints.ts'
 import {
   type Answer,
   assertNotFound,
@@ -17,7 +18,6 @@ import {
   CALLERS,
   type CallerName,
   call,
-  ENDPOINTS,
   expected,
   normalized,
   nowhere,
