@@ -56,7 +56,10 @@ describe('npm run example:observability', () => {
 
   it('prints one span tree per scenario: the client call, the server span, the run beneath it', () => {
     // The store's commit spans sit wherever a write happened to be batched: looked at apart.
-    assert.ok(spans.some((line) => /^ +store\.commit \[internal\]/.test(line)), 'commit spans are printed')
+    assert.ok(
+      spans.some((line) => /^ +store\.commit \[internal\]/.test(line)),
+      'commit spans are printed',
+    )
     const tree = spans.filter((line) => !/^ +store\.commit /.test(line)).join('\n')
     for (const scenario of ['Clawpedia task', 'A2A streaming task', 'INPUT_REQUIRED answered', 'cancel']) {
       assert.match(tree, new RegExp(`^trace [0-9a-f]{32}\\n {2}example: ${scenario}`, 'm'), tree)
