@@ -158,7 +158,7 @@ export const TaskPage = (props: { slug: string; id: string }) => {
           ) : (
             <ol class="log" aria-live="polite">
               {logs.map((line) => (
-                <li key={line.seq} class={`level-${line.level}`}>
+                <li key={line.seq} class={`level-${line.level.toLowerCase()}`}>
                   <time>{time(line.timestamp)}</time> <span class="level">{line.level}</span> {line.message}
                 </li>
               ))}
