@@ -119,6 +119,9 @@ describe('the console in a browser', { skip }, () => {
     // The artifact's Markdown, as elements: its headings are headings.
     await page.getByRole('heading', { name: '2. Timetables' }).waitFor()
     await page.getByRole('button', { name: 'Download report.md' }).waitFor()
+    // Opened afresh, the finished task's page replays its log from the stream.
+    await page.reload()
+    await page.locator('.log').getByText('Writing 2 sections').waitFor()
   })
 
   it('cancels a long task', async () => {

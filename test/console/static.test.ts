@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { consoleFlags } from '../../src/cli/serve-flags/console.ts'
 import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/server/console.ts'
 import { instantAgent } from '../helpers/agents.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
@@ -105,5 +106,18 @@ describe('/console turned off (--console off, console: false)', () => {
       assert.equal(response.status, 404, path)
       assert.doesNotMatch(await response.text(), /<div id="app">/)
     }
+  })
+})
+
+describe('--console', () => {
+  const resolve = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv, file: Record<string, unknown>) =>
+    consoleFlags.resolve({ flags, env, file })
+
+  it('is on unless turned off by the flag, SWITCHBOARD_CONSOLE or the config file, in that order', () => {
+    assert.deepEqual(resolve({}, {}, {}), {})
+    assert.deepEqual(resolve({ console: 'off' }, { SWITCHBOARD_CONSOLE: 'on' }, {}), { console: false })
+    assert.deepEqual(resolve({}, { SWITCHBOARD_CONSOLE: 'off' }, { console: true }), { console: false })
+    assert.deepEqual(resolve({}, {}, { console: false }), { console: false })
+    assert.throws(() => resolve({ console: 'maybe' }, {}, {}), /--console must be on or off/)
   })
 })

@@ -61,7 +61,12 @@ const useTask = (slug: string, id: string) => {
       setTask(current)
       void loadArtifacts()
       let last: string | undefined
-      while (!signal.aborted && !TERMINAL.includes(current.status)) {
+      // Opened even for a finished task: its stream replays the events (the timeline, the log) and closes.
+      for (
+        let first = true;
+        !signal.aborted && (first || !TERMINAL.includes(current.status));
+        first = false
+      ) {
         const response = await send(clawpedia(slug, `/tasks/${id}/stream`), {
           signal,
           headers: last ? { 'last-event-id': last } : {},
@@ -95,16 +100,18 @@ const useTask = (slug: string, id: string) => {
     })
     return () => controller.abort()
   }, [slug, id])
-  return { task, timeline, logs, artifacts, error, setTask }
+  return { task, timeline, logs, artifacts, error }
 }
 
 export const TaskPage = (props: { slug: string; id: string }) => {
-  const { task, timeline, logs, artifacts, error, setTask } = useTask(props.slug, props.id)
+  const { task, timeline, logs, artifacts, error } = useTask(props.slug, props.id)
   const [actionError, setActionError] = useState<string | undefined>(undefined)
   if (error && !task) return <Notice kind="error">{error}</Notice>
   if (!task) return <p>Loading…</p>
+  // The new state is not taken from the action's answer: the stream reports it in order, and an
+  // answer arriving after the stream's next frame (COMPLETED, say) would put the task back.
   const act = (path: string, body: unknown) =>
-    getJson<ClawpediaTask>(clawpedia(props.slug, `/tasks/${props.id}${path}`), { body }).then(setTask)
+    send(clawpedia(props.slug, `/tasks/${props.id}${path}`), { body }).then(() => undefined)
   const cancel = () => {
     setActionError(undefined)
     act('/cancel', {}).catch((failure: unknown) => setActionError(describe(failure)))

@@ -53,7 +53,7 @@ const listTasks = async (agents: DirectoryAgent[], filter: Filter): Promise<Row[
 
 export const TasksPage = (props: { agents: DirectoryAgent[] }) => {
   const [filter, setFilter] = useState<Filter>({ agent: '', state: '', context: '', after: '' })
-  const { value: rows, error } = usePoll(() => listTasks(props.agents, filter), 1500, [
+  const { value: rows, error } = usePoll(() => listTasks(props.agents, filter), 2000, [
     filter.agent,
     filter.state,
     filter.context,
