@@ -16,7 +16,7 @@ interface A2aCard {
   name: string
   description: string
   version: string
-  supportedInterfaces?: { url: string; protocolBinding: string }[]
+  supportedInterfaces?: { url: string; protocolBinding: string; protocolVersion?: string }[]
   capabilities?: Record<string, unknown>
   skills?: { id: string; name: string; description: string; tags?: string[]; examples?: string[] }[]
 }
@@ -159,7 +159,7 @@ export const AgentPage = (props: { slug: string }) => {
               <ul>
                 {(a2a.supportedInterfaces ?? []).map((i) => (
                   <li>
-                    {i.protocolBinding}: <code>{i.url}</code>
+                    {i.protocolBinding} {i.protocolVersion}: <code>{i.url}</code>
                   </li>
                 ))}
               </ul>
