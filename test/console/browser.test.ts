@@ -175,6 +175,11 @@ describe('the console in a browser', { skip }, () => {
     await row.getByRole('button', { name: /^Retry delivery/ }).click()
     // The retried delivery is sent again (and, the endpoint still down, dies again).
     await endpoint.reached(reachedBeforeRetry + 1)
+    // Retry all: every dead letter listed is sent again.
+    const dead = await ops.locator('tr[data-delivery]').count()
+    const beforeAll = endpoint.calls()
+    await ops.getByRole('button', { name: 'Retry all dead letters' }).click()
+    await endpoint.reached(beforeAll + dead)
   })
 })
 
