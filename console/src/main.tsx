@@ -1,6 +1,6 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, a2aJson, credential, describe, getJson } from './api.ts'
+import { ApiError, a2aJson, credential, describe, getJson, send } from './api.ts'
 import { AgentPage, AgentsPage } from './pages/agents.tsx'
 import { HealthPage } from './pages/health.tsx'
 import { PushPage } from './pages/push.tsx'
@@ -20,17 +20,26 @@ type Session = { kind: 'checking' } | { kind: 'login'; error?: string } | { kind
 
 /**
  * Whether the APIs take the stored credential (or, without one, serve anonymous callers): one
- * ListTasks of the first agent, as any client would make it. 401 means sign in; anything else
- * means in (a 403 from an agent's access rule is that agent's business, shown where it happens).
+ * ListTasks of the first agent, as any client would make it. 401 means sign in (unless the
+ * credential is the admin token); anything else means in (a 403 from an agent's access rule is
+ * that agent's business, shown where it happens).
  */
 const check = async (agents: DirectoryAgent[]): Promise<Session> => {
   try {
     if (agents[0]) await a2aJson(agents[0].slug, '/tasks?pageSize=1')
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401)
-      return credential.get()
-        ? { kind: 'login', error: 'The server refused this credential.' }
-        : { kind: 'login' }
+    if (error instanceof ApiError && error.status === 401) {
+      if (!credential.get()) return { kind: 'login' }
+      // The admin token is no caller of the agents' APIs, but it opens /admin: the Push and
+      // Health pages work with it, and the others say what it may not see.
+      const admin = await send('/admin/deliveries/stats').then(
+        () => true,
+        () => false,
+      )
+      return admin
+        ? { kind: 'in', anonymous: false }
+        : { kind: 'login', error: 'The server refused this credential.' }
+    }
     if (!(error instanceof ApiError && error.status === 403)) throw error
   }
   return { kind: 'in', anonymous: credential.get() === undefined }

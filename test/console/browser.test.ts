@@ -9,6 +9,8 @@ import { request, startServer, type TestServer } from '../helpers/server.ts'
 
 const skip = browserMissing()
 
+const ADMIN_TOKEN = 'console-test-admin-token'
+
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
 /** A webhook endpoint that always fails; `reached(n)` resolves once it has been called n times. */
@@ -43,6 +45,7 @@ describe('the console in a browser', { skip }, () => {
       identity: { apiKeys: {} },
       notifications: { 'python-script-generator': { endpointUrl: endpoint.url } },
       push: { maxAttempts: 1, baseMs: 10, capMs: 20, pollMs: 20 },
+      admin: { token: ADMIN_TOKEN },
     })
     const { store } = server.switchboard
     keys.alice = (await createApiKey(store, { principal: 'alice', tenant: 'acme', scopes: [] })).key
@@ -154,6 +157,13 @@ describe('the console in a browser', { skip }, () => {
     await page.goto(`${server.url}/console/tasks/long-runner/${aliceTask}`)
     await page.getByRole('alert').filter({ hasText: '404' }).waitFor()
     assert.doesNotMatch(await page.content(), /"steps": 1/)
+  })
+
+  it('signs in with the admin token: the push outbox opens, the task APIs say they refuse it', async () => {
+    const page = await signedIn(ADMIN_TOKEN, '/console/push')
+    await page.getByRole('heading', { name: 'Push deliveries' }).waitFor()
+    await page.getByRole('link', { name: 'Tasks' }).click()
+    await page.getByRole('alert').filter({ hasText: '401' }).waitFor()
   })
 
   it('shows dead letters with their last error and retries one; a non-admin is told why it sees none', async () => {
