@@ -197,8 +197,9 @@ Examples:
         )
       // Loaded here, not at the top: the client commands start without the server's dependencies.
       const { createSwitchboard } = await import('../server/server.ts')
+      const merged = mergeOptions(groups)
       const switchboard = await createSwitchboard({
-        ...mergeOptions(groups),
+        ...merged,
         agents,
         port,
         host,
@@ -230,6 +231,7 @@ Examples:
         )
       }
       lines.push(`  Agent directory:           ${url}/agents`)
+      if (merged.console !== false) lines.push(`  Operator console:          ${url}/console`)
       const grpc = switchboard.grpcAddress()
       if (grpc) lines.push(`  A2A gRPC (all agents):     ${grpc}   (tenant = the agent's slug)`)
       process.stdout.write(`${lines.join('\n')}\n`)

@@ -67,6 +67,16 @@ export const adminRoutes = async (
     },
   )
 
+  // The replica that answered, for the console's health page: behind a load balancer each call may
+  // reach another, and the page lists every one it has seen.
+  app.get('/replica', async () => ({
+    replica_id: engine.replicaId,
+    store: engine.store.backend,
+    started_at: options.server.startedAt.toISOString(),
+    running_tasks: engine.runningCount,
+    open_streams: options.server.heartbeats.size,
+  }))
+
   app.get('/deliveries/stats', async () => ({ counts: await engine.deliveries.count() }))
 
   app.get<{ Params: { id: string } }>('/deliveries/:id', async (request) =>

@@ -1,10 +1,8 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { AgentDefinition, NotificationConfig } from '../agent/define.ts'
-import { a2aRoutes } from '../dialects/a2a/routes.ts'
 import { assertValidClawpediaCard } from '../dialects/clawpedia/card-check.ts'
 import { clawpediaDefaultTargets } from '../dialects/clawpedia/push-target.ts'
-import { clawpediaRoutes } from '../dialects/clawpedia/routes.ts'
 import { Engine, type EngineOptions } from '../engine/engine.ts'
 import { LIMITS } from '../engine/limits.ts'
 import { AgentRegistry } from '../engine/registry.ts'
@@ -19,7 +17,7 @@ import type { Store } from '../store/contract.ts'
 import { watchStorageFull } from '../store/storage-full.ts'
 import type { AgentMount, ServerContext } from '../web/context.ts'
 import { Heartbeats } from '../web/sse.ts'
-import { type AgentAccess, assertAccessSlugs, registerAgentAccess } from './access.ts'
+import { type AgentAccess, assertAccessSlugs } from './access.ts'
 import { type AdminOptions, adminRoutes } from './admin-routes.ts'
 import { type ArtifactOptions, inlineFileBytesOf } from './artifacts.ts'
 import { authenticationOf, type IdentityOptions, registerAuthentication } from './authentication.ts'
@@ -32,6 +30,7 @@ import {
   fastifyConnectionOptionsOf,
   nodeServerOptionsOf,
 } from './connections.ts'
+import { consoleRoutes } from './console.ts'
 import { DEFAULTS } from './defaults.ts'
 import {
   checkExposure,
@@ -44,7 +43,8 @@ import { createGrpcServer, type GrpcOptions, grpcPortOf, type SwitchboardGrpc } 
 import { grpcAccess } from './grpc-access.ts'
 import { registerJsonParsers } from './json-body.ts'
 import { type LimitsOptions, limitsOf, rateLimitOf, registerRateLimit } from './limits.ts'
-import { serverMetrics, tagDialect } from './metrics-route.ts'
+import { serverMetrics } from './metrics-route.ts'
+import { registerAgentMounts } from './mounts.ts'
 import { openStore } from './open-store.ts'
 import { registerOversizedBodyDrain } from './oversized-body.ts'
 import { pushRenderers } from './push-renderers.ts'
@@ -118,6 +118,8 @@ export interface SwitchboardOptions {
   insecureNoAuth?: boolean
   /** The operator API under /admin (push deliveries). */
   admin?: AdminOptions
+  /** Serve the operator console at /console (docs/console.md); default true. */
+  console?: boolean
   /**
    * What outbound requests (push endpoints, `ctx.fetchFile`) may reach beyond public addresses:
    * CIDRs or host names. Empty by default: loopback, private, link-local and metadata are refused.
@@ -310,16 +312,8 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
   })
   await observed.register(app, { server, access: { ...options.admin, authentication, publicUrl } })
   if (cardSigning) await app.register(jwksRoutes, { jwks: cardSigning.jwks, server })
-  for (const mount of [...mounts, defaultMount]) {
-    await app.register(
-      async (scoped) => {
-        registerAgentAccess(scoped, mount.agent.definition.slug, options.access)
-        for (const [name, dialect] of DIALECTS)
-          await scoped.register(tagDialect(name, dialect), { mount, server })
-      },
-      { prefix: mount.prefix },
-    )
-  }
+  await registerAgentMounts(app, { mounts: [...mounts, defaultMount], server, access: options.access })
+  if (options.console !== false) await app.register(consoleRoutes, { logger })
 
   if (grpcPort !== undefined) {
     grpc = createGrpcServer({
@@ -384,9 +378,3 @@ export const createSwitchboard = async (options: SwitchboardOptions): Promise<Sw
     },
   }
 }
-
-/** Every wire dialect an agent is served in, each an encapsulated fastify plugin under the agent's base. */
-const DIALECTS = [
-  ['clawpedia', clawpediaRoutes],
-  ['a2a', a2aRoutes],
-] as const

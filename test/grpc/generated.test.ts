@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { filesUnder } from '../helpers/files.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
 const COMMITTED = join(ROOT, 'src/dialects/a2a/wire/grpc')
-
-const filesUnder = (root: string): Map<string, string> => {
-  const files = new Map<string, string>()
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name)
-      if (entry.isDirectory()) walk(path)
-      else files.set(relative(root, path), readFileSync(path, 'utf8'))
-    }
-  }
-  walk(root)
-  return files
-}
 
 describe('the generated gRPC code', () => {
   it('the proto is the spec v1.0.1 proto, unmodified', () => {

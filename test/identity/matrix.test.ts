@@ -237,7 +237,12 @@ describe('tenant-wide write, tenants on the A2A wire, per-agent access, admin', 
     assert.equal((await call(`${instant}/agent-card.json`)).status, 200)
   })
 
-  const ADMIN = ['/admin/deliveries', '/admin/deliveries/stats', `/admin/deliveries/${randomUUID()}`]
+  const ADMIN = [
+    '/admin/deliveries',
+    '/admin/deliveries/stats',
+    `/admin/deliveries/${randomUUID()}`,
+    '/admin/replica',
+  ]
   const adminCallers: [string, Record<string, string>, number][] = [
     ['owner (no admin scope)', CALLERS.owner, 403],
     ['tenant reader', CALLERS.tenantReader, 403],

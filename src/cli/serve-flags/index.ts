@@ -4,6 +4,7 @@ import { apiKeyFlags } from './api-keys.ts'
 import { artifactsFlags } from './artifacts.ts'
 import { cardSigningFlags } from './card-signing.ts'
 import { connectionsFlags } from './connections.ts'
+import { consoleFlags } from './console.ts'
 import type { ServeFlagGroup } from './group.ts'
 import { grpcFlags } from './grpc.ts'
 import { idempotencyFlags } from './idempotency.ts'
@@ -30,4 +31,5 @@ export const SERVE_FLAG_GROUPS: readonly ServeFlagGroup[] = [
   artifactsFlags,
   grpcFlags,
   otelFlags,
+  consoleFlags,
 ]
