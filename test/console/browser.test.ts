@@ -98,6 +98,47 @@ describe('the console in a browser', { skip }, () => {
     assert.deepEqual(stored.local, {})
   })
 
+  it('is usable by keyboard alone: sign in, open an agent, start a task, with the focus visible', async () => {
+    const page = await (await browser.newContext()).newPage()
+    await page.goto(`${server.url}/console`)
+    /** Presses Tab until the focused element matches, within a bound (a missing target fails). */
+    const tabTo = async (describe: string, matches: (focused: { tag: string; label: string }) => boolean) => {
+      for (let presses = 0; presses < 60; presses++) {
+        await page.keyboard.press('Tab')
+        const focused = await page.evaluate(() => {
+          const el = (globalThis as unknown as { document: { activeElement: any } }).document.activeElement
+          return {
+            tag: String(el?.tagName ?? '').toLowerCase(),
+            label: String(
+              el?.getAttribute?.('aria-label') ?? el?.labels?.[0]?.textContent ?? el?.textContent ?? '',
+            ).trim(),
+          }
+        })
+        if (matches(focused)) return
+      }
+      assert.fail(`Tab never reached ${describe}`)
+    }
+    await tabTo('the key field', (f) => f.tag === 'input')
+    await page.keyboard.type(keys.alice)
+    await page.keyboard.press('Enter')
+    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+    await tabTo('the Long Runner link', (f) => f.tag === 'a' && f.label === 'Long Runner')
+    const outline = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { activeElement: any } }).document
+      const view = globalThis as unknown as { getComputedStyle: (el: unknown) => { outlineStyle: string } }
+      return view.getComputedStyle(doc.activeElement).outlineStyle
+    })
+    assert.notEqual(outline, 'none', 'the focused link shows its focus')
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\/console\/agents\/long-runner$/)
+    await tabTo('the steps field', (f) => f.tag === 'input' && f.label.startsWith('steps'))
+    await page.keyboard.type('1')
+    await tabTo('the Start task button', (f) => f.tag === 'button' && f.label === 'Start task')
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\/console\/tasks\/long-runner\/[0-9a-f-]{36}$/)
+    await stateIs(page, 'COMPLETED')
+  })
+
   it('starts a task from the input-schema form and shows its log lines as they arrive', async () => {
     const page = await signedIn(keys.alice)
     await startFromForm(page, 'long-runner', async (p) => {
