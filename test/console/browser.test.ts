@@ -9,6 +9,14 @@ import { request, startServer, type TestServer } from '../helpers/server.ts'
 
 const skip = browserMissing()
 
+/** What the keyboard test reads of the focused element, in the page (this file has no DOM types). */
+interface Focusable {
+  tagName?: string
+  textContent?: string | null
+  labels?: { textContent: string | null }[]
+  getAttribute?(name: string): string | null
+}
+
 const ADMIN_TOKEN = 'console-test-admin-token'
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
@@ -106,7 +114,8 @@ describe('the console in a browser', { skip }, () => {
       for (let presses = 0; presses < 60; presses++) {
         await page.keyboard.press('Tab')
         const focused = await page.evaluate(() => {
-          const el = (globalThis as unknown as { document: { activeElement: any } }).document.activeElement
+          const el = (globalThis as unknown as { document: { activeElement: Focusable | null } }).document
+            .activeElement
           return {
             tag: String(el?.tagName ?? '').toLowerCase(),
             label: String(
@@ -124,7 +133,7 @@ describe('the console in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Sign out' }).waitFor()
     await tabTo('the Long Runner link', (f) => f.tag === 'a' && f.label === 'Long Runner')
     const outline = await page.evaluate(() => {
-      const doc = (globalThis as unknown as { document: { activeElement: any } }).document
+      const doc = (globalThis as unknown as { document: { activeElement: Focusable | null } }).document
       const view = globalThis as unknown as { getComputedStyle: (el: unknown) => { outlineStyle: string } }
       return view.getComputedStyle(doc.activeElement).outlineStyle
     })
