@@ -124,7 +124,10 @@ export const checkTokenStream = (items: readonly StreamItem[], chunks: number): 
     const artifact = update.artifact
     check(artifact?.name === TOKENS_ARTIFACT, `an update of artifact ${artifact?.name}`)
     artifactId ??= artifact?.artifactId
-    check(artifactId !== undefined && artifact?.artifactId === artifactId, 'updates of more than one artifact')
+    check(
+      artifactId !== undefined && artifact?.artifactId === artifactId,
+      'updates of more than one artifact',
+    )
     check((update.append === true) === updates > 0, `update ${updates} has append ${update.append}`)
     ended = update.lastChunk === true
     const text = textOf(artifact) ?? ''

@@ -106,7 +106,12 @@ export const pairedRatio = (
     return base && base[figure] > 0 ? [round[figure] / base[figure]] : []
   })
   if (ratios.length === 0) return undefined
-  return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios), rounds: ratios.length }
+  return {
+    median: median(ratios),
+    low: Math.min(...ratios),
+    high: Math.max(...ratios),
+    rounds: ratios.length,
+  }
 }
 
 export const aggregate = (records: RunRecord[]): Aggregate[] => {

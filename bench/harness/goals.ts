@@ -117,10 +117,12 @@ export const judgeGoals = (results: Aggregate[]): Goal[] => {
   }
   for (const binding of HTTP_BINDINGS) goals.push(cpuGoal(find, 'send', binding, 300))
   for (const scenario of ['send', 'stream']) {
-    for (const binding of HTTP_BINDINGS) goals.push(throughputGoal(find, scenario, binding, PG, 'sdk-sqlite', 3))
+    for (const binding of HTTP_BINDINGS)
+      goals.push(throughputGoal(find, scenario, binding, PG, 'sdk-sqlite', 3))
   }
   for (const binding of HTTP_BINDINGS) goals.push(memoryGoal(find, binding, 2))
-  for (const binding of HTTP_BINDINGS) goals.push(throughputGoal(find, 'tokens', binding, OURS, 'sdk-memory', 3))
+  for (const binding of HTTP_BINDINGS)
+    goals.push(throughputGoal(find, 'tokens', binding, OURS, 'sdk-memory', 3))
   return goals
 }
 

@@ -51,7 +51,11 @@ const spreadCell = (row: Aggregate): string => {
 }
 
 const loadCell = (row: Aggregate): string =>
-  row.load ? (row.load[0] === row.load[1] ? n(row.load[0], 1) : `${n(row.load[0], 1)}–${n(row.load[1], 1)}`) : '–'
+  row.load
+    ? row.load[0] === row.load[1]
+      ? n(row.load[0], 1)
+      : `${n(row.load[0], 1)}–${n(row.load[1], 1)}`
+    : '–'
 
 const loadRow = (row: Aggregate, m: Measurement): string => {
   const client = m.clientCpuPct > 90 ? ' (client-bound)' : ''

@@ -153,7 +153,9 @@ const cardFor = (base: string, grpcAddress: string, push: boolean): AgentCard =>
  * favour: WAL mode with synchronous=NORMAL, the durability settings of Switchboard's SQLite store
  * (the guide's bare connection would be rollback-journal, synchronous=FULL: slower).
  */
-const sqliteStores = async (dataDir: string): Promise<{ tasks: TaskStore; pushes: () => PushNotificationStore }> => {
+const sqliteStores = async (
+  dataDir: string,
+): Promise<{ tasks: TaskStore; pushes: () => PushNotificationStore }> => {
   const file = join(dataDir, 'a2a.db')
   // The a2a-db CLI's own entry point, run in this process (the package exports no migration API).
   const cli = join(import.meta.dirname, '../../node_modules/@a2a-js/sdk/dist/cli/run.js')
