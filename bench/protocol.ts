@@ -36,10 +36,13 @@ export const isSwitchboard = (target: Target): boolean => target.startsWith('swi
 /**
  * The benchmark agent's input, the one data part of the A2A message (or the Clawpedia `input`).
  * `artifacts`: how many text artifacts (named a0, a1, …, text "chunk i") before COMPLETED.
+ * `chunks`: instead, one text artifact (named `tokens`) streamed in this many appended pieces
+ * (`t0 `, `t1 `, …), a model's tokens, before COMPLETED.
  * `hold`: stay WORKING until cancelled (the subscriber scenario).
  */
 export interface BenchInput {
   artifacts?: number
+  chunks?: number
   hold?: boolean
 }
 
@@ -55,6 +58,15 @@ export const artifactCount = (input: BenchInput): number =>
 export const artifactName = (index: number): string => `a${index}`
 export const artifactText = (index: number): string => `chunk ${index}`
 
+/** The token-streaming scenario's artifact: this many appended pieces. */
+export const TOKEN_CHUNKS = 200
+/** The most pieces one task may ask for: the agent's loop is bounded. */
+export const MAX_CHUNKS = 1000
+export const TOKENS_ARTIFACT = 'tokens'
+export const tokenText = (index: number): string => `t${index} `
+export const chunkCount = (input: BenchInput): number =>
+  Math.max(0, Math.min(MAX_CHUNKS, Math.floor(input.chunks ?? 0)))
+
 /** Paths under the server's base URL (the same layout for every target). */
 export const JSONRPC_PATH = '/a2a/jsonrpc'
 export const REST_PATH = '/a2a/rest'
@@ -65,6 +77,11 @@ export interface ServerOptions {
   dataDir: string
   /** The PostgreSQL database of this run (switchboard-pg). */
   pgUrl?: string
+  /**
+   * The scenario sends push configs: only then does the SDK's card declare push notifications
+   * (and its handler get a push store and sender), as its README sets push up.
+   */
+  push?: boolean
 }
 
 /** Printed on stdout, on one line, once the server accepts requests. */

@@ -11,7 +11,15 @@ import { parseArgs } from 'node:util'
 import type { Binding } from './client/a2a.ts'
 import type { RunRecord } from './harness/aggregate.ts'
 import { measureOnce } from './harness/measure.ts'
-import { makePlan, type Plan, SCENARIOS, type Scenario, targetsFor } from './harness/plan.ts'
+import {
+  makePlan,
+  PINNINGS,
+  type Pinning,
+  type Plan,
+  SCENARIOS,
+  type Scenario,
+  targetsFor,
+} from './harness/plan.ts'
 import { DEFAULT_PG_URL, pgReachable } from './harness/postgres.ts'
 import { canPin } from './harness/processes.ts'
 import { profile } from './harness/profile-run.ts'
@@ -50,6 +58,7 @@ const { values: args } = parseArgs({
     repeat: { type: 'string' },
     warmup: { type: 'string' },
     measure: { type: 'string' },
+    pin: { type: 'string' },
     'no-readme': { type: 'boolean', default: false },
     'from-results': { type: 'boolean', default: false },
   },
@@ -62,6 +71,7 @@ const bindings = listOf<Binding>(args.bindings, ['jsonrpc', 'rest', 'grpc'], 'bi
 const repeats = number(args.repeat)
 const warmupMs = number(args.warmup)
 const measureMs = number(args.measure)
+const pinning = listOf<Pinning>(args.pin, PINNINGS, 'pinning')?.[0]
 const plan: Plan = makePlan({
   quick: args.quick,
   ...(only && { only }),
@@ -70,6 +80,7 @@ const plan: Plan = makePlan({
   ...(repeats !== undefined && { repeats }),
   ...(warmupMs !== undefined && { warmupMs }),
   ...(measureMs !== undefined && { measureMs }),
+  ...(pinning !== undefined && { pinning: canPin ? pinning : 'none' }),
 })
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
 const pgUrl = process.env.SWITCHBOARD_BENCH_PG ?? DEFAULT_PG_URL
@@ -79,7 +90,6 @@ const machine: Machine = {
   nproc: cpus().length,
   cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
   node: process.version,
-  pinned: canPin,
   loadBefore: loadavg()
     .map((l) => l.toFixed(2))
     .join(' '),

@@ -17,7 +17,12 @@ export interface WireTask {
 export interface StreamItem {
   task?: WireTask
   statusUpdate?: { taskId: string; status?: { state?: string } }
-  artifactUpdate?: { taskId: string; artifact?: { name?: string; parts?: { text?: string }[] } }
+  artifactUpdate?: {
+    taskId: string
+    artifact?: { artifactId?: string; name?: string; parts?: { text?: string }[] }
+    append?: boolean
+    lastChunk?: boolean
+  }
   message?: unknown
 }
 

@@ -1,4 +1,4 @@
-import { cpuMs, monotonicUs, rssBytes } from './procfs.ts'
+import { cpuBetween, cpuMs, monotonicUs, postgresCpuMs, rssBytes } from './procfs.ts'
 
 export interface Window {
   warmupMs: number
@@ -19,6 +19,8 @@ export interface Measurement {
   /** Server CPU time in the window, and per 1,000 operations. */
   serverCpuMs: number
   cpuMsPer1k: number
+  /** PostgreSQL targets: the database server's CPU per 1,000 operations (its processes for our database). */
+  dbCpuMsPer1k?: number
   /** Server CPU use in the window, and the load generator's (near 100 %: the client was the limit). */
   serverCpuPct: number
   clientCpuPct: number
@@ -43,17 +45,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Samples the server (and this process) at the window's edges. */
 export class WindowProbe {
   readonly #pid: number
+  readonly #database: string | undefined
+  #db0 = new Map<number, number>()
   #cpu0 = 0
   #client0 = process.cpuUsage()
   #t0 = 0
   #us0 = 0
-  #end: { cpu: number; client: NodeJS.CpuUsage; t: number; us: number; rss: number } | undefined
+  #end:
+    | { cpu: number; db: number | undefined; client: NodeJS.CpuUsage; t: number; us: number; rss: number }
+    | undefined
 
-  constructor(serverPid: number) {
+  /** `database`: also read the CPU of the PostgreSQL processes serving it. */
+  constructor(serverPid: number, database?: string) {
     this.#pid = serverPid
+    this.#database = database
   }
 
   start(): void {
+    if (this.#database !== undefined) this.#db0 = postgresCpuMs(this.#database)
     this.#cpu0 = cpuMs(this.#pid)
     this.#client0 = process.cpuUsage()
     this.#t0 = performance.now()
@@ -64,6 +73,7 @@ export class WindowProbe {
   stop(): void {
     this.#end ??= {
       cpu: cpuMs(this.#pid),
+      db: this.#database === undefined ? undefined : cpuBetween(this.#db0, postgresCpuMs(this.#database)),
       client: process.cpuUsage(this.#client0),
       t: performance.now(),
       us: monotonicUs(),
@@ -92,6 +102,7 @@ export class WindowProbe {
       p99Ms: percentile(sorted, 99),
       serverCpuMs,
       cpuMsPer1k: ops > 0 ? (serverCpuMs * 1000) / ops : 0,
+      ...(end.db !== undefined && { dbCpuMsPer1k: ops > 0 ? (end.db * 1000) / ops : 0 }),
       serverCpuPct: (serverCpuMs / (seconds * 1000)) * 100,
       clientCpuPct: ((end.client.user + end.client.system) / 1000 / (seconds * 1000)) * 100,
       rssMb: end.rss / (1024 * 1024),
@@ -129,11 +140,11 @@ export class Latencies {
  * the window; one that fails there is an error. Workers start nothing after the window ends.
  */
 export const runClosedLoop = async (
-  options: Window & { connections: number; serverPid: number },
+  options: Window & { connections: number; serverPid: number; database?: string },
   op: (worker: number) => Promise<void>,
   edges: { start?: () => void; stop?: () => void } = {},
 ): Promise<Omit<Measurement, 'extra'>> => {
-  const probe = new WindowProbe(options.serverPid)
+  const probe = new WindowProbe(options.serverPid, options.database)
   const latencies = new Latencies()
   let errors = 0
   let firstError: string | undefined

@@ -5,11 +5,11 @@
  */
 import { RESULT_PREFIX } from '../protocol.ts'
 import { push } from './push.ts'
-import { clawpedia, get, type LoadSpec, send, sendAsync, stream } from './scenarios.ts'
+import { clawpedia, get, type LoadSpec, send, sendAsync, stream, tokens } from './scenarios.ts'
 import { type SubscriberSpec, subscribers } from './subscribers.ts'
 
 export type ClientSpec =
-  | ({ scenario: 'send' | 'send-async' | 'get' | 'stream' | 'clawpedia' | 'push' } & LoadSpec)
+  | ({ scenario: 'send' | 'send-async' | 'get' | 'stream' | 'tokens' | 'clawpedia' | 'push' } & LoadSpec)
   | ({ scenario: 'subscribers' } & SubscriberSpec)
 
 const run = (spec: ClientSpec): Promise<unknown> => {
@@ -22,6 +22,8 @@ const run = (spec: ClientSpec): Promise<unknown> => {
       return get(spec)
     case 'stream':
       return stream(spec)
+    case 'tokens':
+      return tokens(spec)
     case 'clawpedia':
       return clawpedia(spec)
     case 'push':

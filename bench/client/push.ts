@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { A2aClient, type StreamItem } from './a2a.ts'
 import { Http } from './http.ts'
 import { type Measurement, runClosedLoop } from './load.ts'
-import type { LoadSpec } from './scenarios.ts'
+import { type LoadSpec, loadOf } from './scenarios.ts'
 import { checkCompletedTask, type Expectation, isTerminalState, VerificationError } from './verify.ts'
 
 interface TaskDeliveries {
@@ -114,14 +114,8 @@ export const push = async (spec: LoadSpec): Promise<Measurement> => {
   let measuredReceived = 0
   try {
     let receivedAtStart = 0
-    const load = {
-      connections: spec.connections,
-      serverPid: spec.serverPid,
-      warmupMs: spec.warmupMs,
-      measureMs: spec.measureMs,
-    }
     const result = await runClosedLoop(
-      load,
+      loadOf(spec),
       async () => {
         const task = await a2a.send({ artifacts: 1 }, { push: { url: receiver.url, token } })
         checkCompletedTask(task, expect)

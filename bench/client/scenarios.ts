@@ -1,3 +1,4 @@
+import { TOKEN_CHUNKS } from '../protocol.ts'
 import { A2aClient, type A2aOperations, type Binding, type StreamItem, type WireTask } from './a2a.ts'
 import { GrpcA2aClient } from './grpc.ts'
 import { Http, type SseEvent } from './http.ts'
@@ -6,6 +7,7 @@ import {
   checkAccepted,
   checkCompletedTask,
   checkStream,
+  checkTokenStream,
   type Expectation,
   isTerminalState,
   VerificationError,
@@ -20,6 +22,8 @@ export interface LoadSpec extends Window {
   outputArtifact: boolean
   /** `get`: how many completed tasks to read from. */
   seedTasks: number
+  /** PostgreSQL targets: the database whose server processes' CPU is measured too. */
+  database?: string
 }
 
 /** Polls of one task in `send-async` before the operation counts as failed. */
@@ -43,11 +47,13 @@ const withClient = async (
   }
 }
 
-const loadOf = (spec: LoadSpec) => ({
+/** The closed loop's settings of a scenario's spec. */
+export const loadOf = (spec: LoadSpec) => ({
   connections: spec.connections,
   serverPid: spec.serverPid,
   warmupMs: spec.warmupMs,
   measureMs: spec.measureMs,
+  ...(spec.database !== undefined && { database: spec.database }),
 })
 
 /** Blocking SendMessage: WORKING, one artifact, COMPLETED, answered with the completed task. */
@@ -117,6 +123,33 @@ export const stream = async (spec: LoadSpec): Promise<Measurement> => {
     }),
   )
   return { ...result, extra: { eventsPerOp: streams > 0 ? events / streams : 0 } }
+}
+
+/**
+ * SendStreamingMessage of a task that streams one artifact in TOKEN_CHUNKS appended pieces, read
+ * to the end and checked. Its figure is pieces per second (TOKEN_CHUNKS per operation, whoever
+ * serves it, so the ratio is the operations'); `itemsPerOp` counts every stream item.
+ */
+export const tokens = async (spec: LoadSpec): Promise<Measurement> => {
+  let items = 0
+  let streams = 0
+  const result = await withClient(spec, (a2a) =>
+    runClosedLoop(loadOf(spec), async () => {
+      const received: StreamItem[] = []
+      await a2a.stream({ chunks: TOKEN_CHUNKS }, (item) => received.push(item))
+      checkTokenStream(received, TOKEN_CHUNKS)
+      items += received.length
+      streams++
+    }),
+  )
+  return {
+    ...result,
+    extra: {
+      eventsPerSec: result.opsPerSec * TOKEN_CHUNKS,
+      cpuMsPer1kEvents: result.cpuMsPer1k / TOKEN_CHUNKS,
+      itemsPerOp: streams > 0 ? items / streams : 0,
+    },
+  }
 }
 
 interface ClawpediaTask {

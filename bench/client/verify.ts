@@ -2,7 +2,7 @@
  * A wrong answer is not a fast answer: every operation's result is checked, and a failed check
  * counts as an error, not as an operation.
  */
-import { artifactName, artifactText } from '../protocol.ts'
+import { artifactName, artifactText, TOKENS_ARTIFACT, tokenText } from '../protocol.ts'
 import type { StreamItem, WireTask } from './a2a.ts'
 
 export const COMPLETED = 'TASK_STATE_COMPLETED'
@@ -89,5 +89,56 @@ export const checkStream = (items: readonly StreamItem[], expect: Expectation): 
   }
   check(artifacts === expect.artifacts, `the stream has ${artifacts} artifacts, expected ${expect.artifacts}`)
   check(outputs === (expect.outputArtifact ? 1 : 0), `the stream has ${outputs} output artifacts`)
+  check(items.at(-1)?.statusUpdate?.status?.state === COMPLETED, 'the stream does not end COMPLETED')
+}
+
+/**
+ * A token stream (SendStreamingMessage of one artifact in `chunks` appended pieces): the Task
+ * first, at most one WORKING, then the updates of one artifact — the first creates it (no
+ * `append`), every later one appends, one `lastChunk` ends it — whose non-empty pieces are
+ * exactly `t0 `…, in order, and COMPLETED last. An empty piece is allowed only as the opening or
+ * as the last chunk (Switchboard opens a streamed artifact empty, and may end it empty).
+ */
+export const checkTokenStream = (items: readonly StreamItem[], chunks: number): void => {
+  const taskId = items[0]?.task?.id
+  check(taskId !== undefined, 'the stream does not start with the Task')
+  let working = 0
+  let updates = 0
+  let pieces = 0
+  let artifactId: string | undefined
+  let ended = false
+  for (const [index, item] of items.entries()) {
+    if (index === 0) continue
+    const last = index === items.length - 1
+    if (item.statusUpdate) {
+      check(item.statusUpdate.taskId === taskId, 'an update of another task')
+      const state = item.statusUpdate.status?.state
+      if (last) check(state === COMPLETED, `the stream ends ${state}`)
+      else check(state === 'TASK_STATE_WORKING' && ++working <= 1, `unexpected status ${state}`)
+      continue
+    }
+    const update = item.artifactUpdate
+    if (!update) throw new VerificationError(`unexpected stream item ${Object.keys(item).join(',')}`)
+    check(update.taskId === taskId && !last, 'an artifact update out of place')
+    check(!ended, 'an artifact update after the last chunk')
+    const artifact = update.artifact
+    check(artifact?.name === TOKENS_ARTIFACT, `an update of artifact ${artifact?.name}`)
+    artifactId ??= artifact?.artifactId
+    check(
+      artifactId !== undefined && artifact?.artifactId === artifactId,
+      'updates of more than one artifact',
+    )
+    check((update.append === true) === updates > 0, `update ${updates} has append ${update.append}`)
+    ended = update.lastChunk === true
+    const text = textOf(artifact) ?? ''
+    if (text === '') check(updates === 0 || ended, `update ${updates} is an empty piece`)
+    else {
+      check(text === tokenText(pieces), `piece ${pieces} is ${JSON.stringify(text)}`)
+      pieces++
+    }
+    updates++
+  }
+  check(pieces === chunks, `the stream has ${pieces} pieces, expected ${chunks}`)
+  check(ended, 'the artifact never had its last chunk')
   check(items.at(-1)?.statusUpdate?.status?.state === COMPLETED, 'the stream does not end COMPLETED')
 }

@@ -1,15 +1,23 @@
+import { loadavg } from 'node:os'
 import type { Binding } from '../client/a2a.ts'
 import type { ClientSpec } from '../client/main.ts'
 import type { Target } from '../protocol.ts'
 import type { RunRecord } from './aggregate.ts'
-import type { Case, Plan } from './plan.ts'
+import type { Case, Pinning, Plan } from './plan.ts'
+import { databaseName } from './postgres.ts'
 import { startClient, startServer } from './processes.ts'
 
-export const SERVER_CORE = 0
-export const CLIENT_CORE = 1
+/** The cores `taskset` pins each process to under a pinning policy (none: unpinned). */
+export const coresOf = (pinning: Pinning): { server?: number; client?: number } =>
+  pinning === 'split' ? { server: 0, client: 1 } : pinning === 'client' ? { client: 1 } : {}
 
 /** What the load generator is asked to do for one case against one running server. */
-export const clientSpec = (plan: Plan, testCase: Case, base: string, serverPid: number): ClientSpec => {
+export const clientSpec = (
+  plan: Plan,
+  testCase: Case,
+  server: { base: string; pid: number; database?: string },
+): ClientSpec => {
+  const { base, pid: serverPid } = server
   const binding: Binding = testCase.binding === 'clawpedia' ? 'jsonrpc' : testCase.binding
   const load = {
     base,
@@ -21,6 +29,7 @@ export const clientSpec = (plan: Plan, testCase: Case, base: string, serverPid: 
     seedTasks: plan.seedTasks,
     warmupMs: plan.warmupMs,
     measureMs: plan.measureMs,
+    ...(server.database !== undefined && { database: server.database }),
   }
   switch (testCase.scenario) {
     case 'subscribers':
@@ -46,14 +55,19 @@ export const measureOnce = async (
 ): Promise<RunRecord> => {
   const record: RunRecord = { ...testCase, target, round }
   let server: Awaited<ReturnType<typeof startServer>> | undefined
-  const client = startClient({ core: CLIENT_CORE })
+  const cores = coresOf(plan.pinning)
+  const client = startClient(cores.client === undefined ? {} : { core: cores.client })
   try {
     server = await startServer(target, {
-      core: SERVER_CORE,
+      ...(cores.server !== undefined && { core: cores.server }),
+      push: testCase.scenario === 'push',
       pgUrl: options.pgUrl,
       ...(options.nodeFlags && { nodeFlags: options.nodeFlags }),
     })
-    const spec = clientSpec(plan, testCase, server.ready.base, server.ready.pid)
+    const spec = clientSpec(plan, testCase, {
+      ...server.ready,
+      ...(target === 'switchboard-pg' && { database: databaseName(options.pgUrl) }),
+    })
     const result = await client.run<object>(spec, clientTimeout(plan, testCase))
     if (testCase.scenario === 'subscribers') record.subscribers = result as RunRecord['subscribers']
     else record.measurement = result as RunRecord['measurement']
@@ -61,6 +75,7 @@ export const measureOnce = async (
     record.failure = (error as Error).message
     client.cancel()
   } finally {
+    record.load = loadavg()[0]!
     await server?.stop()
   }
   return record

@@ -1,7 +1,16 @@
 import type { Binding } from '../client/a2a.ts'
 import { FLOOR, TARGETS, type Target, TRACED } from '../protocol.ts'
 
-export const SCENARIOS = ['send', 'send-async', 'get', 'stream', 'push', 'clawpedia', 'subscribers'] as const
+export const SCENARIOS = [
+  'send',
+  'send-async',
+  'get',
+  'stream',
+  'tokens',
+  'push',
+  'clawpedia',
+  'subscribers',
+] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
 export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest', 'grpc']
@@ -18,6 +27,17 @@ export const TRACED_CASES: readonly Case[] = [
 const tracedCase = (testCase: Case): boolean =>
   TRACED_CASES.some((c) => c.scenario === testCase.scenario && c.binding === testCase.binding)
 
+/**
+ * Which processes `taskset` pins: `split` the server to core 0 and the load generator to core 1,
+ * `client` the load generator alone to core 1 (the server, its threads and PostgreSQL go where
+ * the kernel puts them), `none` nothing.
+ */
+export const PINNINGS = ['split', 'client', 'none'] as const
+export type Pinning = (typeof PINNINGS)[number]
+
+/** The policy every target runs under unless `--pin` says otherwise (bench/README.md: why). */
+export const DEFAULT_PINNING: Pinning = 'none'
+
 /** One row of the results: a scenario over one binding ('clawpedia' for the Clawpedia dialect). */
 export interface Case {
   scenario: Scenario
@@ -31,6 +51,7 @@ export interface Plan {
   repeats: number
   warmupMs: number
   measureMs: number
+  pinning: Pinning
   connections: number
   /** `get`: completed tasks made before the warm-up. */
   seedTasks: number
@@ -45,6 +66,7 @@ export interface PlanFlags {
   repeats?: number
   warmupMs?: number
   measureMs?: number
+  pinning?: Pinning
 }
 
 const casesOf = (scenarios: readonly Scenario[], bindings: readonly Binding[]): Case[] =>
@@ -76,6 +98,7 @@ export const makePlan = (flags: PlanFlags): Plan => {
     repeats: flags.repeats ?? (quick ? 1 : 3),
     warmupMs: flags.warmupMs ?? (quick ? 300 : 1000),
     measureMs: flags.measureMs ?? (quick ? 1000 : 3000),
+    pinning: flags.pinning ?? DEFAULT_PINNING,
     connections: 32,
     seedTasks: quick ? 32 : 300,
     subscribers: quick

@@ -3,7 +3,7 @@ import pg from 'pg'
 export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/switchboard_bench'
 
 /** The benchmark database's name, checked: it goes into DDL, which takes no parameters. */
-const nameOf = (url: string): string => {
+export const databaseName = (url: string): string => {
   const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''))
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
     throw new Error(`the benchmark database name "${name}" must be a plain identifier`)
@@ -30,7 +30,7 @@ const admin = async (url: string, sql: string): Promise<void> => {
 /** Whether the server answers; the reason when it does not. */
 export const pgReachable = async (url: string): Promise<true | string> => {
   try {
-    nameOf(url)
+    databaseName(url)
     await admin(url, 'SELECT 1')
     return true
   } catch (error) {
@@ -40,11 +40,11 @@ export const pgReachable = async (url: string): Promise<true | string> => {
 
 /** A fresh, empty database for one run (any leftover from an interrupted run is dropped first). */
 export const createDatabase = async (url: string): Promise<void> => {
-  const name = nameOf(url)
+  const name = databaseName(url)
   await admin(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   await admin(url, `CREATE DATABASE ${name}`)
 }
 
 export const dropDatabase = async (url: string): Promise<void> => {
-  await admin(url, `DROP DATABASE IF EXISTS ${nameOf(url)} WITH (FORCE)`)
+  await admin(url, `DROP DATABASE IF EXISTS ${databaseName(url)} WITH (FORCE)`)
 }

@@ -20,7 +20,7 @@ export const canPin = (() => {
 })()
 
 export interface ProcessOptions {
-  /** Pin to this core with taskset (server 0, load generator 1). */
+  /** Pin to this core with taskset (see the plan's pinning policy). */
   core?: number
   /** Extra node flags (e.g. --cpu-prof). */
   nodeFlags?: string[]
@@ -72,7 +72,7 @@ export interface RunningServer {
 /** Starts a fresh server (new data directory, new PostgreSQL database) and waits until it listens. */
 export const startServer = async (
   target: Target,
-  options: ProcessOptions & { pgUrl?: string },
+  options: ProcessOptions & { pgUrl?: string; push?: boolean },
 ): Promise<RunningServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), `switchboard-bench-${target}-`))
   if (target === 'switchboard-pg') await createDatabase(options.pgUrl!)
@@ -80,6 +80,7 @@ export const startServer = async (
     target,
     dataDir,
     ...(target === 'switchboard-pg' && { pgUrl: options.pgUrl! }),
+    ...(options.push && { push: true }),
   }
   // --expose-gc: the subscriber scenario asks for a collection (SIGUSR2) before reading memory.
   const child = launch(SERVER_MAIN, JSON.stringify(serverOptions), {

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { aggregate, type RunRecord } from './aggregate.ts'
+import { judgeGoals, renderGoals } from './goals.ts'
 import type { Plan } from './plan.ts'
-import { judgeGoals, type Machine, renderGoals, renderHeader, renderTables } from './report.ts'
+import { type Machine, renderHeader, renderTables } from './report.ts'
 
 const START = '<!-- bench:results:start -->'
 const END = '<!-- bench:results:end -->'
@@ -28,7 +29,7 @@ export const publish = (outcome: RunOutcome, paths: { results: string; readme?: 
   const results = aggregate(outcome.records)
   const goals = judgeGoals(results)
   const report = [
-    renderHeader(outcome),
+    renderHeader({ ...outcome, results }),
     '',
     '#### Goals',
     '',
@@ -60,5 +61,7 @@ export const readOutcome = (results: string): RunOutcome => {
   const outcome = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome
   // Files from before the run date was recorded: the file's own time is close enough.
   outcome.date ??= statSync(file).mtime.toISOString()
+  // Runs from before the pinning policy was a choice pinned server and load generator apart.
+  outcome.plan.pinning ??= 'split'
   return outcome
 }

@@ -26,10 +26,13 @@ import {
   artifactName,
   artifactText,
   type BenchInput,
+  chunkCount,
   HOLD_LIMIT_MS,
   JSONRPC_PATH,
   REST_PATH,
   type ServerOptions,
+  TOKENS_ARTIFACT,
+  tokenText,
 } from '../protocol.ts'
 
 const now = (): string => new Date().toISOString()
@@ -43,18 +46,11 @@ const inputOf = (message: Message): BenchInput => {
   return {}
 }
 
-const textArtifact = (index: number): Artifact => ({
-  artifactId: randomUUID(),
-  name: artifactName(index),
+const textArtifact = (artifactId: string, name: string, text: string): Artifact => ({
+  artifactId,
+  name,
   description: '',
-  parts: [
-    {
-      content: { $case: 'text', value: artifactText(index) },
-      metadata: undefined,
-      filename: '',
-      mediaType: '',
-    },
-  ],
+  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
   metadata: undefined,
   extensions: [],
 })
@@ -62,6 +58,8 @@ const textArtifact = (index: number): Artifact => ({
 /**
  * The same trivial agent as Switchboard's, in the SDK's executor style: the Task, WORKING, n
  * artifact updates, COMPLETED. A held task stays WORKING until CancelTask (or the hold limit).
+ * Token streaming is one artifact in `chunks` artifact updates, as the SDK streams an artifact:
+ * the first creates it, each later one has `append: true`, the last `lastChunk: true`.
  */
 class BenchExecutor implements AgentExecutor {
   readonly #held = new Map<string, { contextId: string; release: () => void }>()
@@ -100,18 +98,16 @@ class BenchExecutor implements AgentExecutor {
       })
       return
     }
-    const count = artifactCount(input)
+    const update = (artifact: Artifact, append: boolean, lastChunk: boolean) =>
+      AgentEvent.artifactUpdate({ taskId, contextId, artifact, append, lastChunk, metadata: undefined })
+    const chunks = chunkCount(input)
+    const streamed = randomUUID()
+    for (let i = 0; i < chunks; i++) {
+      bus.publish(update(textArtifact(streamed, TOKENS_ARTIFACT, tokenText(i)), i > 0, i === chunks - 1))
+    }
+    const count = chunks > 0 ? 0 : artifactCount(input)
     for (let i = 0; i < count; i++) {
-      bus.publish(
-        AgentEvent.artifactUpdate({
-          taskId,
-          contextId,
-          artifact: textArtifact(i),
-          append: false,
-          lastChunk: true,
-          metadata: undefined,
-        }),
-      )
+      bus.publish(update(textArtifact(randomUUID(), artifactName(i), artifactText(i)), false, true))
     }
     bus.publish(status(TaskState.TASK_STATE_COMPLETED))
   }
@@ -132,7 +128,7 @@ class BenchExecutor implements AgentExecutor {
   }
 }
 
-const cardFor = (base: string, grpcAddress: string): AgentCard => ({
+const cardFor = (base: string, grpcAddress: string, push: boolean): AgentCard => ({
   name: 'Bench',
   description: 'The benchmark agent: publishes n text artifacts, or holds until cancelled.',
   supportedInterfaces: [
@@ -142,7 +138,7 @@ const cardFor = (base: string, grpcAddress: string): AgentCard => ({
   ],
   provider: undefined,
   version: '1.0.0',
-  capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+  capabilities: { streaming: true, pushNotifications: push, extensions: [], extendedAgentCard: false },
   securitySchemes: {},
   securityRequirements: [],
   defaultInputModes: ['application/json', 'text/plain'],
@@ -152,13 +148,14 @@ const cardFor = (base: string, grpcAddress: string): AgentCard => ({
 })
 
 /**
- * The SDK's SQLite stores: its own migrations (the a2a-db CLI, as its docs say to run them), then
- * Kysely over better-sqlite3 in WAL mode with synchronous=NORMAL, the same durability settings as
- * Switchboard's SQLite store.
+ * The SDK's SQLite stores as its persistent-stores guide sets them up: its own migrations (the
+ * a2a-db CLI), then one Kysely over better-sqlite3 for both stores. One addition, in the SDK's
+ * favour: WAL mode with synchronous=NORMAL, the durability settings of Switchboard's SQLite store
+ * (the guide's bare connection would be rollback-journal, synchronous=FULL: slower).
  */
 const sqliteStores = async (
   dataDir: string,
-): Promise<{ tasks: TaskStore; pushes: PushNotificationStore }> => {
+): Promise<{ tasks: TaskStore; pushes: () => PushNotificationStore }> => {
   const file = join(dataDir, 'a2a.db')
   // The a2a-db CLI's own entry point, run in this process (the package exports no migration API).
   const cli = join(import.meta.dirname, '../../node_modules/@a2a-js/sdk/dist/cli/run.js')
@@ -173,18 +170,21 @@ const sqliteStores = async (
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) })
-  return { tasks: new DatabaseTaskStore(db), pushes: new DatabasePushNotificationStore(db) }
+  return { tasks: new DatabaseTaskStore(db), pushes: () => new DatabasePushNotificationStore(db) }
 }
 
 /**
  * @a2a-js/sdk 1.3 on express 5, mounted as its README shows, with the in-memory or SQLite stores,
  * and its gRPC service (`grpcService` on a grpc-js server of its own port) over the same handler.
+ * A push store and sender only where the scenario pushes: with `pushNotifications` on its card,
+ * the handler would make them anyway, and look the task's push configs up at every event.
  */
 export const startSdk = async (options: ServerOptions): Promise<{ base: string; close(): Promise<void> }> => {
   const stores =
     options.target === 'sdk-sqlite'
       ? await sqliteStores(options.dataDir)
-      : { tasks: new InMemoryTaskStore(), pushes: new InMemoryPushNotificationStore() }
+      : { tasks: new InMemoryTaskStore(), pushes: () => new InMemoryPushNotificationStore() }
+  const push = options.push === true
   const app = express()
   const server = app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve, reject) => {
@@ -198,14 +198,18 @@ export const startSdk = async (options: ServerOptions): Promise<{ base: string; 
       error ? reject(error) : resolve(port),
     ),
   )
-  const handler = new DefaultRequestHandler(
-    cardFor(base, `127.0.0.1:${grpcPort}`),
-    stores.tasks,
-    new BenchExecutor(),
-    undefined,
-    stores.pushes,
-    new DefaultPushNotificationSender(stores.pushes),
-  )
+  const card = cardFor(base, `127.0.0.1:${grpcPort}`, push)
+  const pushes = push ? stores.pushes() : undefined
+  const handler = pushes
+    ? new DefaultRequestHandler(
+        card,
+        stores.tasks,
+        new BenchExecutor(),
+        undefined,
+        pushes,
+        new DefaultPushNotificationSender(pushes),
+      )
+    : new DefaultRequestHandler(card, stores.tasks, new BenchExecutor())
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }))
   app.use(
     JSONRPC_PATH,

@@ -1,15 +1,20 @@
+import pino from 'pino'
 import type { AgentDefinition } from '../../src/agent/define.ts'
 import { defineAgent } from '../../src/agent/define.ts'
 import type { TracingOptions } from '../../src/observability/tracing.ts'
+import { createServerLogger } from '../../src/server/redaction.ts'
 import { createSwitchboard } from '../../src/server/server.ts'
 import {
   artifactCount,
   artifactName,
   artifactText,
   type BenchInput,
+  chunkCount,
   HOLD_LIMIT_MS,
   type ServerOptions,
+  TOKENS_ARTIFACT,
   TRACED,
+  tokenText,
 } from '../protocol.ts'
 
 /** Resolves when the task is cancelled (or the hold limit passes). */
@@ -29,7 +34,8 @@ const held = (signal: AbortSignal): Promise<void> =>
 /**
  * The trivial agent, written as an application would: each artifact awaited (the run accepts it
  * at once and commits it with the outcome, durable before anyone sees it), no log lines, and no
- * output object: the COMPLETED task has no artifact named "output", as on the SDK.
+ * output object: the COMPLETED task has no artifact named "output", as on the SDK. Token
+ * streaming is `ctx.artifactStream`: each piece awaited the same way, the last one ends it.
  */
 export const benchAgent: AgentDefinition = defineAgent({
   id: '5b1e0f4c-2d3a-4e6b-8c9d-0a1b2c3d4e5f',
@@ -41,6 +47,13 @@ export const benchAgent: AgentDefinition = defineAgent({
     const request = input as BenchInput
     if (request.hold === true) {
       await held(ctx.signal)
+      return undefined
+    }
+    const chunks = chunkCount(request)
+    if (chunks > 0) {
+      const stream = await ctx.artifactStream({ name: TOKENS_ARTIFACT })
+      for (let i = 0; i < chunks - 1; i++) await stream.append(tokenText(i))
+      await stream.end(tokenText(chunks - 1))
       return undefined
     }
     const count = artifactCount(request)
@@ -76,7 +89,12 @@ const benchTracing = async (): Promise<TracingOptions> => {
   return { tracerProvider: provider, shutdown: () => provider.shutdown() }
 }
 
-/** Switchboard on SQLite (a fresh data directory) or PostgreSQL, silent, webhooks to loopback allowed. */
+/**
+ * Switchboard on SQLite (a fresh data directory) or PostgreSQL, webhooks to loopback allowed, and
+ * logging as a user runs it: the default logger at `info` (an access line per request, a line
+ * per task created and finished), written to /dev/null instead of stdout (our stdout is the
+ * ready line's pipe). The lines are made and written; only their reader is missing.
+ */
 export const startSwitchboard = async (
   options: ServerOptions,
 ): Promise<{ base: string; close(): Promise<void> }> => {
@@ -84,7 +102,12 @@ export const startSwitchboard = async (
     agents: [benchAgent],
     dataDir: options.dataDir,
     ...(options.pgUrl && { store: options.pgUrl }),
-    logger: false,
+    logger: createServerLogger({
+      level: 'info',
+      authenticators: [],
+      destination: pino.destination({ dest: '/dev/null' }),
+      traceIds: options.target === TRACED,
+    }),
     port: 0,
     // The webhook receiver of the push scenario listens on loopback, which the default policy refuses.
     outbound: { allow: ['127.0.0.0/8'] },

@@ -1,0 +1,134 @@
+import type { Binding } from '../client/a2a.ts'
+import { LABELS, type Target } from '../protocol.ts'
+import { type Aggregate, type PairedRatio, pairedRatio } from './aggregate.ts'
+import { BINDING_NAMES, formatNumber, formatRatio } from './format.ts'
+
+/** A published figure needs this many rounds: fewer is no result. */
+export const MIN_ROUNDS = 3
+
+export type GoalStatus = 'met' | 'not met' | 'noisy' | 'too few rounds' | 'not measured'
+
+export interface Goal {
+  goal: string
+  value: string
+  status: GoalStatus
+}
+
+const HTTP_BINDINGS: Binding[] = ['jsonrpc', 'rest']
+const OURS: Target = 'switchboard-sqlite'
+const PG: Target = 'switchboard-pg'
+
+type Find = (scenario: string, binding: string, target: Target) => Aggregate | undefined
+
+/**
+ * The status of a goal from the rows it reads, in this order: a row missing; fewer than
+ * MIN_ROUNDS rounds; an error in any round (a wrong answer is never a result); a noisy row; and
+ * only then whether the figure reaches the goal.
+ */
+export const statusOf = (rows: (Aggregate | undefined)[], reached: () => boolean): GoalStatus => {
+  const present = rows.filter((row): row is Aggregate => row !== undefined)
+  if (present.length < rows.length || present.some((row) => !row.measurement && !row.subscribers))
+    return 'not measured'
+  if (present.some((row) => row.rounds < MIN_ROUNDS)) return 'too few rounds'
+  const errors = present.some(
+    (row) =>
+      row.failures.length > 0 || (row.measurement?.errors ?? 0) > 0 || (row.subscribers?.errors ?? 0) > 0,
+  )
+  if (errors) return 'not met'
+  if (present.some((row) => row.noisy)) return 'noisy'
+  return reached() ? 'met' : 'not met'
+}
+
+const withSpread = (ratio: PairedRatio): string =>
+  ratio.rounds > 1
+    ? `${formatRatio(ratio.median)} (${formatRatio(ratio.low)}–${formatRatio(ratio.high)})`
+    : formatRatio(ratio.median)
+
+/** ours ÷ theirs in throughput, at least `target`×; the figure says CPU per op too. */
+const throughputGoal = (
+  find: Find,
+  scenario: string,
+  binding: Binding,
+  ours: Target,
+  baseline: Target,
+  target: number,
+): Goal => {
+  const mine = find(scenario, binding, ours)
+  const theirs = find(scenario, binding, baseline)
+  const ops = mine && theirs ? pairedRatio(mine, theirs, 'opsPerSec') : undefined
+  const cpu = mine && theirs ? pairedRatio(mine, theirs, 'cpuMsPer1k') : undefined
+  const db = mine?.measurement?.dbCpuMsPer1k
+  const unit = scenario === 'tokens' ? 'events/s' : 'throughput'
+  return {
+    goal: `${scenario} ${BINDING_NAMES[binding]}: ${LABELS[ours]} ≥ ${target}× ${LABELS[baseline]} ${unit}`,
+    value: ops
+      ? [
+          withSpread(ops),
+          `CPU per op ${cpu ? formatRatio(cpu.median) : '–'} the SDK's`,
+          ...(db !== undefined ? [`database CPU ${formatNumber(db)} ms / 1k ops`] : []),
+        ].join('; ')
+      : '–',
+    status: statusOf([mine, theirs], () => ops !== undefined && ops.median >= target),
+  }
+}
+
+/** Server CPU per operation of one of our rows, at most `limit` ms per 1,000. */
+const cpuGoal = (find: Find, scenario: string, binding: Binding, limit: number): Goal => {
+  const mine = find(scenario, binding, OURS)
+  const cpu = mine?.measurement?.cpuMsPer1k
+  const rounds = (mine?.perRound ?? []).map((r) => r.cpuMsPer1k)
+  return {
+    goal: `${scenario} ${BINDING_NAMES[binding]}: ${LABELS[OURS]} server CPU ≤ ${limit} ms per 1,000`,
+    value:
+      cpu === undefined
+        ? '–'
+        : `${formatNumber(cpu)} ms${rounds.length > 1 ? ` (${formatNumber(Math.min(...rounds))}–${formatNumber(Math.max(...rounds))})` : ''}`,
+    status: statusOf([mine], () => cpu !== undefined && cpu <= limit),
+  }
+}
+
+/** Memory per open stream at the most streams, within `slackKb` of the bare node:http floor. */
+const memoryGoal = (find: Find, binding: Binding, slackKb: number): Goal => {
+  const mine = find('subscribers', binding, OURS)
+  const floor = find('subscribers', binding, 'http-floor')
+  const ours = mine?.subscribers?.levels.at(-1)
+  const bare = floor?.subscribers?.levels.at(-1)
+  const above = ours && bare ? ours.kbPerStream - bare.kbPerStream : undefined
+  return {
+    goal: `memory per open stream (${BINDING_NAMES[binding]}): ${LABELS[OURS]} within ${slackKb} KB of the node:http floor`,
+    value:
+      ours && bare && above !== undefined
+        ? `${formatNumber(ours.kbPerStream, 1)} vs ${formatNumber(bare.kbPerStream, 1)} KB at ${formatNumber(ours.streams)} streams: ${above >= 0 ? '+' : ''}${formatNumber(above, 1)} KB`
+        : '–',
+    status: statusOf([mine, floor], () => above !== undefined && above <= slackKb),
+  }
+}
+
+/** The goals of issue 19, each judged from this run (see bench/README.md, "The goals table"). */
+export const judgeGoals = (results: Aggregate[]): Goal[] => {
+  const find: Find = (scenario, binding, target) =>
+    results.find((r) => r.scenario === scenario && r.binding === binding && r.target === target)
+  const goals: Goal[] = []
+  for (const scenario of ['send', 'send-async', 'stream']) {
+    for (const binding of HTTP_BINDINGS) {
+      goals.push(throughputGoal(find, scenario, binding, OURS, 'sdk-memory', 3))
+      goals.push(throughputGoal(find, scenario, binding, OURS, 'sdk-sqlite', 10))
+    }
+  }
+  for (const binding of HTTP_BINDINGS) goals.push(cpuGoal(find, 'send', binding, 300))
+  for (const scenario of ['send', 'stream']) {
+    for (const binding of HTTP_BINDINGS)
+      goals.push(throughputGoal(find, scenario, binding, PG, 'sdk-sqlite', 3))
+  }
+  for (const binding of HTTP_BINDINGS) goals.push(memoryGoal(find, binding, 2))
+  for (const binding of HTTP_BINDINGS)
+    goals.push(throughputGoal(find, 'tokens', binding, OURS, 'sdk-memory', 3))
+  return goals
+}
+
+export const renderGoals = (goals: Goal[]): string =>
+  [
+    '| goal | this run (median of the rounds; lowest–highest round) | met |',
+    '| --- | --- | :---: |',
+    ...goals.map((g) => `| ${g.goal} | ${g.value} | ${g.status === 'met' ? 'met' : `**${g.status}**`} |`),
+  ].join('\n')

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { SubscriberResult } from '../../bench/client/subscribers.ts'
+import { type Aggregate, aggregate, type RunRecord } from '../../bench/harness/aggregate.ts'
+import { judgeGoals, renderGoals } from '../../bench/harness/goals.ts'
+import type { Target } from '../../bench/protocol.ts'
+import { measurement } from './measurement.ts'
+
+type Row = { scenario: RunRecord['scenario']; binding: RunRecord['binding']; target: Target }
+
+/** One row's rounds: each ops/s given, CPU per op fixed. */
+const row = (where: Row, ops: number[], cpu = 250, errors = 0): RunRecord[] =>
+  ops.map((opsPerSec, i) => ({ ...where, round: i + 1, measurement: measurement(opsPerSec, cpu, errors) }))
+
+const held = (target: Target, binding: 'jsonrpc' | 'rest', kb: number[]): RunRecord[] =>
+  kb.map((kbPerStream, i) => ({
+    scenario: 'subscribers',
+    binding,
+    target,
+    round: i + 1,
+    subscribers: {
+      baselineRssMb: 100,
+      levels: [{ streams: 10_000, rssMb: 200, kbPerStream }],
+      opensPerSec: 1000,
+      cpuMsPer1kOpens: 100,
+      closedOk: 10_000,
+      errors: 0,
+      fanoutMs: 10,
+    } satisfies SubscriberResult,
+  }))
+
+const goal = (results: Aggregate[], text: string) => {
+  const found = judgeGoals(results).find((g) => g.goal.startsWith(text))
+  assert.ok(found, `no goal "${text}"`)
+  return found
+}
+
+const send = (target: Target): Row => ({ scenario: 'send', binding: 'jsonrpc', target })
+
+describe('the goals table', () => {
+  it('lists the issue’s goals, each once, in order', () => {
+    const goals = judgeGoals([]).map((g) => g.goal)
+    assert.equal(goals.length, 12 + 2 + 4 + 2 + 2)
+    assert.equal(new Set(goals).size, goals.length)
+    assert.match(goals[0]!, /^send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory throughput$/)
+    assert.match(goals[1]!, /^send JSON-RPC: Switchboard SQLite ≥ 10× SDK SQLite throughput$/)
+    assert.ok(goals.includes('send-async HTTP+JSON: Switchboard SQLite ≥ 10× SDK SQLite throughput'))
+    assert.ok(goals.includes('stream HTTP+JSON: Switchboard PostgreSQL ≥ 3× SDK SQLite throughput'))
+    assert.ok(goals.includes('send HTTP+JSON: Switchboard SQLite server CPU ≤ 300 ms per 1,000'))
+    assert.ok(goals.some((g) => /^memory per open stream \(JSON-RPC\).*within 2 KB/.test(g)))
+    assert.ok(goals.includes('tokens HTTP+JSON: Switchboard SQLite ≥ 3× SDK in-memory events/s'))
+    assert.ok(judgeGoals([]).every((g) => g.status === 'not measured'))
+  })
+
+  it('met at the target, not met under it: the median of the paired rounds decides', () => {
+    const met = aggregate([
+      ...row(send('switchboard-sqlite'), [300, 310, 290]),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    const g = goal(met, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory')
+    assert.equal(g.status, 'met')
+    assert.match(g.value, /^3\.00× \(2\.90×–3\.10×\)/)
+    const short = aggregate([
+      ...row(send('switchboard-sqlite'), [299, 280, 310]),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    assert.equal(goal(short, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').status, 'not met')
+  })
+
+  it('a noisy row on either side makes the goal noisy, whatever the ratio', () => {
+    const results = aggregate([
+      ...row(send('switchboard-sqlite'), [900, 900, 900]),
+      ...row(send('sdk-memory'), [100, 140, 100]),
+    ])
+    assert.equal(goal(results, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').status, 'noisy')
+  })
+
+  it('fewer than 3 rounds judge nothing; an error in any round is not met', () => {
+    const one = aggregate([...row(send('switchboard-sqlite'), [900]), ...row(send('sdk-memory'), [100])])
+    assert.equal(goal(one, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').status, 'too few rounds')
+    const wrong = aggregate([
+      ...row(send('switchboard-sqlite'), [900, 900, 900], 250, 1),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    assert.equal(goal(wrong, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').status, 'not met')
+  })
+
+  it('server CPU per send: at most 300 ms per 1,000', () => {
+    const under = aggregate(row(send('switchboard-sqlite'), [900, 900, 900], 300))
+    assert.equal(goal(under, 'send JSON-RPC: Switchboard SQLite server CPU').status, 'met')
+    const over = aggregate(row(send('switchboard-sqlite'), [900, 900, 900], 301))
+    assert.equal(goal(over, 'send JSON-RPC: Switchboard SQLite server CPU').status, 'not met')
+  })
+
+  it('PostgreSQL ÷ SDK SQLite shows the database CPU per operation', () => {
+    const pg = row({ scenario: 'stream', binding: 'rest', target: 'switchboard-pg' }, [300, 300, 300])
+    for (const r of pg) r.measurement!.dbCpuMsPer1k = 1234
+    const results = aggregate([
+      ...pg,
+      ...row({ scenario: 'stream', binding: 'rest', target: 'sdk-sqlite' }, [100, 100, 100]),
+    ])
+    const g = goal(results, 'stream HTTP+JSON: Switchboard PostgreSQL ≥ 3× SDK SQLite')
+    assert.equal(g.status, 'met')
+    assert.match(g.value, /database CPU 1,234 ms \/ 1k ops/)
+  })
+
+  it('memory per stream: within 2 KB of the node:http floor at the most streams', () => {
+    const within = aggregate([
+      ...held('switchboard-sqlite', 'rest', [13, 13, 13]),
+      ...held('http-floor', 'rest', [11, 11, 11]),
+    ])
+    const g = goal(within, 'memory per open stream (HTTP+JSON)')
+    assert.equal(g.status, 'met')
+    assert.match(g.value, /\+2\.0 KB/)
+    const over = aggregate([
+      ...held('switchboard-sqlite', 'rest', [13.2, 13.2, 13.2]),
+      ...held('http-floor', 'rest', [11, 11, 11]),
+    ])
+    assert.equal(goal(over, 'memory per open stream (HTTP+JSON)').status, 'not met')
+  })
+
+  it('renders each status, bold unless met', () => {
+    const text = renderGoals([
+      { goal: 'a', value: '1', status: 'met' },
+      { goal: 'b', value: '2', status: 'noisy' },
+    ])
+    assert.match(text, /\| a \| 1 \| met \|/)
+    assert.match(text, /\| b \| 2 \| \*\*noisy\*\* \|/)
+  })
+})
