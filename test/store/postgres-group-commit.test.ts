@@ -81,15 +81,21 @@ describe('PostgreSQL group commit', { skip: pgSkip }, () => {
     }
   })
 
-  it('folds two appends to one task in one turn one after the other', async () => {
+  it('folds an append onto the one before it, in the same turn or still committing', async () => {
     const store = await open()
     const task = await workingTask(store)
-    const [first, second] = await Promise.all([
-      store.append({ taskId: task.id, events: [artifactEvent(task.id)] }),
-      store.append({ taskId: task.id, events: [completed] }),
-    ])
-    assert.deepEqual([first.events[0]?.seq, second.events[0]?.seq], [task.version + 1, task.version + 2])
-    assert.equal(second.task.artifacts.length, 1)
+    const { result, queries } = await queriesDuring(async () => {
+      const early = store.append({ taskId: task.id, events: [artifactEvent(task.id)] })
+      const late = store.append({ taskId: task.id, events: [artifactEvent(task.id)] })
+      // A turn later the first batch is in flight: the next append waits for it, not for the row lock.
+      await new Promise((resolve) => setImmediate(resolve))
+      const last = store.append({ taskId: task.id, events: [completed] })
+      return Promise.all([early, late, last])
+    })
+    assert.deepEqual(queries, ['sb_commit_batch', 'sb_commit_batch', 'sb_commit_batch'])
+    const [first, , second] = result
+    assert.deepEqual([first.events[0]?.seq, second.events[0]?.seq], [task.version + 1, task.version + 3])
+    assert.equal(second.task.artifacts.length, 2)
     assert.deepEqual(await store.getTask(SCOPE, task.id), second.task)
   })
 

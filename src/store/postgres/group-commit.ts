@@ -63,6 +63,8 @@ export class PgGroupCommit {
   readonly #known = new KnownTasks()
   #pending: Pending[] = []
   #inFlight = 0
+  /** Tasks with an append in a batch in flight: the next append of one is folded onto its result. */
+  readonly #busy = new Set<string>()
   #scheduled = false
 
   constructor(ctx: WriteContext, sql: BatchSql) {
@@ -116,8 +118,8 @@ export class PgGroupCommit {
   }
 
   /**
-   * Takes what may go in one statement: one write per task (a second waits for the next batch, to
-   * be folded onto the first) and one creation per idempotency key, all with one key window.
+   * Takes what may go in one statement: one write per task (a second, or one whose task is in a
+   * batch in flight, waits for a later batch, to be folded onto the first) and one creation per idempotency key, all with one key window.
    */
   #flush(): void {
     const rows = new BatchRows(this.#ctx.replicaTag)
@@ -144,7 +146,7 @@ export class PgGroupCommit {
         continue
       }
       const taskId = write.request.taskId
-      if (tasks.has(taskId)) {
+      if (tasks.has(taskId) || this.#busy.has(taskId)) {
         deferred.push(write)
         continue
       }
@@ -155,13 +157,13 @@ export class PgGroupCommit {
       appends.push(folded)
     }
     this.#pending = deferred
-    if (creates.length + appends.length === 0) {
-      this.#schedule()
-      return
-    }
+    // What waits now waits for a batch in flight, whose end schedules the next flush.
+    if (creates.length + appends.length === 0) return
     this.#inFlight += 1
+    for (const taskId of tasks) this.#busy.add(taskId)
     void this.#commit(rows, windowMs, creates, appends).finally(() => {
       this.#inFlight -= 1
+      for (const taskId of tasks) this.#busy.delete(taskId)
       this.#schedule()
     })
   }
