@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, it } from 'node:test'
 import pg from 'pg'
 import type { EventBody } from '../../src/model/events.ts'
+import { BATCH_LIMIT } from '../../src/store/postgres/group-commit.ts'
 import { EVENTS_CHANNEL, parseTaskNotes } from '../../src/store/postgres/notify.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
@@ -79,6 +80,17 @@ describe('PostgreSQL group commit', { skip: pgSkip }, () => {
       )
       assert.equal((await store.getTask(SCOPE, task.id))?.state, 'COMPLETED')
     }
+  })
+
+  it('splits a turn of more than BATCH_LIMIT writes into batches', async () => {
+    const store = await open()
+    await createTask(store)
+    const { result, queries } = await queriesDuring(() =>
+      Promise.all(range(BATCH_LIMIT + 3).map(() => createTask(store))),
+    )
+    assert.deepEqual(queries, ['sb_commit_batch', 'sb_commit_batch'])
+    const versions = await store.versionsOf(result.map((task) => task.id))
+    assert.equal(versions.size, BATCH_LIMIT + 3)
   })
 
   it('folds an append onto the one before it, in the same turn or still committing', async () => {

@@ -24,6 +24,9 @@ import {
  */
 export const BATCHES_IN_FLIGHT = 2
 
+/** Writes in one statement at most: bounds its parameters and how long it holds its row locks. */
+export const BATCH_LIMIT = 256
+
 interface Waiting<T> {
   writer: SpanContext | undefined
   resolve: (value: T) => void
@@ -118,8 +121,9 @@ export class PgGroupCommit {
   }
 
   /**
-   * Takes what may go in one statement: one write per task (a second, or one whose task is in a
-   * batch in flight, waits for a later batch, to be folded onto the first) and one creation per idempotency key, all with one key window.
+   * Takes what may go in one statement: at most BATCH_LIMIT writes, one write per task (a second,
+   * or one whose task is in a batch in flight, waits for a later batch, to be folded onto the
+   * first) and one creation per idempotency key, all with one key window.
    */
   #flush(): void {
     const rows = new BatchRows(this.#ctx.replicaTag)
@@ -130,6 +134,10 @@ export class PgGroupCommit {
     const keys = new Set<string>()
     let windowMs: number | undefined
     for (const write of this.#pending) {
+      if (creates.length + appends.length === BATCH_LIMIT) {
+        deferred.push(write)
+        continue
+      }
       if (write.operation === 'createTask') {
         const idempotency = write.plan.request.idempotency
         if (idempotency) {
@@ -166,6 +174,8 @@ export class PgGroupCommit {
       for (const taskId of tasks) this.#busy.delete(taskId)
       this.#schedule()
     })
+    // Past BATCH_LIMIT, the rest may go in a batch of its own alongside.
+    this.#schedule()
   }
 
   /** The append folded onto its known row; undefined when it went to the locked path instead. */
