@@ -1,7 +1,7 @@
 import pg from 'pg'
 import type { TaskEvent } from '../model/events.ts'
 import type { Task } from '../model/task.ts'
-import { EVENTS_CHANNEL, parseTaskNote, WORK_CHANNEL } from '../store/postgres/notify.ts'
+import { EVENTS_CHANNEL, parseTaskNotes, WORK_CHANNEL } from '../store/postgres/notify.ts'
 import type { EventBus, TaskListener } from './contract.ts'
 import { LocalBus } from './local-bus.ts'
 
@@ -118,9 +118,10 @@ export class PostgresBus implements EventBus {
       if (payload !== this.#options.replicaTag) this.#local.deliverWork()
       return
     }
-    const note = parseTaskNote(payload)
-    if (!note || note.replicaTag === this.#options.replicaTag) return
-    this.#local.deliver({ taskId: note.taskId, seq: note.seq })
+    for (const note of parseTaskNotes(payload)) {
+      if (note.replicaTag !== this.#options.replicaTag)
+        this.#local.deliver({ taskId: note.taskId, seq: note.seq })
+    }
   }
 
   #lost(client: pg.Client, error: Error): void {

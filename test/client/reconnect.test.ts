@@ -103,6 +103,12 @@ for (const kind of KINDS) {
   })
 }
 
+/**
+ * The restarted server must come back on the same HTTP port, so the test picks one; its gRPC port
+ * would be that port + 1, which nothing reserved (another process may hold it): not wanted here.
+ */
+const GRPC_OFF = ['--grpc-port', 'off']
+
 describe('a server restart mid-stream', () => {
   const dirs: string[] = []
   after(() => {
@@ -114,7 +120,7 @@ describe('a server restart mid-stream', () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-client-restart-'))
       dirs.push(dataDir)
       const env = { PORT: String(await freePort()), SWITCHBOARD_DATA: dataDir }
-      let current: ServerProcess = await spawnServer([], env)
+      let current: ServerProcess = await spawnServer(GRPC_OFF, env)
       try {
         const agent = await connect(`${current.url}/agents/long-runner`, {
           ...options,
@@ -131,7 +137,7 @@ describe('a server restart mid-stream', () => {
             const dying = current
             restart = (async () => {
               await dying.kill()
-              current = await spawnServer([], env)
+              current = await spawnServer(GRPC_OFF, env)
             })()
           }
         }

@@ -28,7 +28,9 @@ import type {
 import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
 import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
+import { batchSql } from './batch-sql.ts'
 import { ms, quoteSchema, run } from './db.ts'
+import { PgGroupCommit } from './group-commit.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
 import { TaskLists } from './list-tasks.ts'
 import { migrate } from './migrate.ts'
@@ -37,7 +39,6 @@ import { type PushSql, pushSql } from './push-sql.ts'
 import { type RetentionSql, retentionSql } from './retention-sql.ts'
 import { type PgDeliveryRow, type PgPushConfigRow, parsed } from './rows.ts'
 import { type TaskSql, taskSql } from './task-sql.ts'
-import { appendEvents, createTask, type WriteContext } from './task-writes.ts'
 
 export interface PostgresStoreOptions {
   connectionString: string
@@ -77,7 +78,7 @@ export class PostgresStore implements Store {
   readonly #apiKeys: ApiKeySql
   readonly #retention: RetentionSql
   readonly #lists: TaskLists
-  readonly #writes: WriteContext
+  readonly #writes: PgGroupCommit
   #closed = false
 
   constructor(options: PostgresStoreOptions) {
@@ -102,12 +103,10 @@ export class PostgresStore implements Store {
     this.#apiKeys = apiKeySql(s)
     this.#retention = retentionSql(s)
     this.#lists = new TaskLists(this.#pool, s)
-    this.#writes = {
-      pool: this.#pool,
-      sql: this.#tasks,
-      replicaTag: this.replicaTag,
-      tracer: options.tracer,
-    }
+    this.#writes = new PgGroupCommit(
+      { pool: this.#pool, sql: this.#tasks, replicaTag: this.replicaTag, tracer: options.tracer },
+      batchSql(s),
+    )
   }
 
   async init(): Promise<void> {
@@ -127,11 +126,11 @@ export class PostgresStore implements Store {
   // ── tasks and events ──────────────────────────────────────────────────────
 
   createTask(request: CreateTaskRequest): Promise<CreateTaskResult> {
-    return createTask(this.#writes, request)
+    return this.#writes.createTask(request)
   }
 
   append(request: AppendRequest): Promise<AppendResult> {
-    return appendEvents(this.#writes, request)
+    return this.#writes.append(request)
   }
 
   async getTask(scope: Scope, taskId: string): Promise<Task | undefined> {

@@ -20,6 +20,12 @@ const INSERT_CONFIGS = (
 const INSERT_EVENTS = (s: string) => `INSERT INTO ${s}.events (task_id, seq, body)
     SELECT :task_id, e.seq, e.body FROM unnest(:seqs::int[], :bodies::json[]) AS e(seq, body)`
 
+/** A task row as an append needs it: the snapshot, who may see it, its lease and its push configs. */
+const TASK_ROW = (s: string) => `SELECT t.snapshot, t.tenant, t.owner, t.lease_owner, t.version,
+       (SELECT coalesce(json_agg(json_build_object('id', c.id, 'target', c.target) ORDER BY c.created_at, c.id), '[]')
+        FROM ${s}.push_configs c WHERE c.task_id = t.id) AS configs
+     FROM ${s}.tasks t WHERE t.id = :task_id`
+
 /** Task creation, appends and reads. `s` is the quoted schema. */
 export const taskSql = (s: string) => ({
   insertTask: statement(
@@ -89,14 +95,10 @@ export const taskSql = (s: string) => ({
    * replicas) queue here and each folds onto the state the previous one left. NO KEY UPDATE is
    * enough (keys never change) and lets the foreign-key checks of concurrent inserts through.
    */
-  taskForUpdate: statement(
-    'sb_task_for_update',
-    `SELECT t.snapshot, t.tenant, t.owner, t.lease_owner, t.version,
-       (SELECT coalesce(json_agg(json_build_object('id', c.id, 'target', c.target) ORDER BY c.created_at, c.id), '[]')
-        FROM ${s}.push_configs c WHERE c.task_id = t.id) AS configs
-     FROM ${s}.tasks t WHERE t.id = :task_id
-     FOR NO KEY UPDATE OF t`,
-  ),
+  taskForUpdate: statement('sb_task_for_update', `${TASK_ROW(s)} FOR NO KEY UPDATE OF t`),
+
+  /** The same row unlocked: what group commit folds an append onto, compare-and-set on its version. */
+  taskRow: statement('sb_task_row', TASK_ROW(s)),
 
   /**
    * Everything an append writes, in one round trip: events, artifacts, push configs that come with

@@ -31,6 +31,17 @@ export interface WriteContext {
   replicaTag: string
   /** Traces each write transaction as a `store.commit` span; absent, tracing is off. */
   tracer?: Tracer | undefined
+  /** Told the task row each committed write left, so the next append can skip reading it. */
+  written?: ((task: Task, row: KnownTask) => void) | undefined
+}
+
+/** What an append needs of a task row besides its version (the snapshot's). */
+export interface KnownTask {
+  /** The task, as JSON: parsed afresh for each fold, so no caller shares the object. */
+  snapshot: string
+  tenant: string
+  owner: string
+  configs: readonly { id: string; target: PushTarget }[]
 }
 
 /** One write transaction, in its `store.commit` span when tracing. */
@@ -52,14 +63,37 @@ interface LockedTask {
   configs: { id: string; target: PushTarget }[]
 }
 
-/** createTask: the task row first (the idempotency key may turn it into a read), then the rest. */
-export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promise<CreateTaskResult> =>
+/** A creation folded in JS, ready for either writer: its rows, events and outbox. */
+export interface CreatePlan {
+  request: CreateTaskRequest
+  task: Task
+  events: TaskEvent[]
+  /** The task as created, as the row's snapshot. */
+  snapshot: string
+  configs: { id: string; target: PushTarget }[]
+  outbox: OutboxRows
+}
+
+export const planCreate = (request: CreateTaskRequest): CreatePlan => {
+  const task = emptyTask(request.header)
+  const events = openingEvents(request, nowIso())
+  for (const event of events) applyEvent(task, event)
+  const snapshot = JSON.stringify(task)
+  const configs = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
+  const outbox = new OutboxRows()
+  // The opening status is a status change like any other: notify it with the task as created.
+  for (const event of events) outbox.add(configs, event, snapshot)
+  return { request, task, events, snapshot, configs, outbox }
+}
+
+/**
+ * createTask on the locked path: the task row first (the idempotency key may turn it into a
+ * read), then the rest. Group commit sends here the creations whose key was held.
+ */
+export const createTask = (ctx: WriteContext, plan: CreatePlan): Promise<CreateTaskResult> =>
   writeTransaction(ctx, 'createTask', async (client): Promise<CreateTaskResult> => {
-    const { header, idempotency, lease } = request
-    const task = emptyTask(header)
-    const events = openingEvents(request, nowIso())
-    for (const event of events) applyEvent(task, event)
-    const snapshot = JSON.stringify(task)
+    const { request, task, events, snapshot, configs, outbox } = plan
+    const { idempotency, lease } = request
     const row = {
       id: task.id,
       tenant: task.tenant,
@@ -79,10 +113,6 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promi
       const existing = await insertKeyed(client, ctx.sql, row, idempotency)
       if (existing) return { task: existing, events: [], created: false, leased: false }
     }
-    const configs = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
-    const outbox = new OutboxRows()
-    // The opening status is a status change like any other: notify it with the task as created.
-    for (const event of events) outbox.add(configs, event, snapshot)
     await run(client, ctx.sql.openTask, {
       task_id: task.id,
       tenant: task.tenant,
@@ -97,6 +127,7 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Promi
       runnable: lease === undefined,
       work_note: ctx.replicaTag,
     })
+    ctx.written?.(task, { snapshot, tenant: task.tenant, owner: task.owner, configs })
     return { task, events, created: true, leased: lease !== undefined }
   })
 
@@ -133,67 +164,106 @@ const insertKeyed = async (
   return undefined
 }
 
-/** append: lock the row, fold each event (applyEvent decides every race), write it all at once. */
+/** An append folded in JS onto the task as it stood: what either writer commits. */
+export interface AppendPlan {
+  task: Task
+  events: TaskEvent[]
+  /** The folded task, as the row's snapshot. */
+  snapshot: string
+  artifacts: { id: string; meta: string; bytes: Uint8Array | null }[]
+  /** Configs that come with the append. */
+  added: { id: string; target: PushTarget }[]
+  outbox: OutboxRows
+  at: string
+  runPending: boolean | undefined
+  requestRun: boolean
+  release: boolean
+}
+
+/**
+ * Folds the request onto `task` (mutated; applyEvent decides every race and throws on a refused
+ * event) and computes the outbox rows for `configs`, the task's push configs before the append.
+ */
+export const planAppend = (
+  task: Task,
+  configs: readonly { id: string; target: PushTarget }[],
+  request: AppendRequest,
+): AppendPlan => {
+  const at = nowIso()
+  const events: TaskEvent[] = []
+  const artifacts: AppendPlan['artifacts'] = []
+  const outbox = new OutboxRows()
+  // Configs that come with the append hear of its events like the ones already there.
+  const added = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
+  const notified = added.length > 0 ? [...configs, ...added] : configs
+  for (const body of request.events) {
+    const event = stampEvent(body, task.version + 1, at)
+    applyEvent(task, event)
+    events.push(event)
+    if (event.kind === 'artifact') {
+      const bytes = request.blobs?.get(event.artifact.id) ?? null
+      artifacts.push({ id: event.artifact.id, meta: JSON.stringify(event.artifact), bytes })
+    }
+    // Most chunks notify nobody: the task is written out only for an event that may.
+    if (notified.length > 0 && mayNotify(event)) outbox.add(notified, event, JSON.stringify(task))
+  }
+  const requestRun = request.requestRun === true
+  const release = request.releaseLease === true && request.leaseOwner !== undefined
+  const runPending = runPendingAfter(task.state, { requestRun, release })
+  const snapshot = JSON.stringify(task)
+  return { task, events, snapshot, artifacts, added, outbox, at, runPending, requestRun, release }
+}
+
+/** The errors of an append whose task row is missing, out of scope, or leased to another runner. */
+export const refuseAppend = (
+  row: { tenant: string; owner: string } | undefined,
+  leaseOwner: string | null | undefined,
+  request: AppendRequest,
+): void => {
+  if (!row || !visible(row, request.scope)) {
+    throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
+  }
+  if (request.leaseOwner !== undefined && leaseOwner !== request.leaseOwner) {
+    throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
+  }
+}
+
+/** append on the locked path: lock the row, fold each event onto it, write it all at once. */
 export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise<AppendResult> =>
   writeTransaction(ctx, 'append', async (client): Promise<AppendResult> => {
     const locked = await run<LockedTask>(client, ctx.sql.taskForUpdate, { task_id: request.taskId })
     const row = locked.rows[0]
-    if (!row || !visible(row, request.scope)) {
-      throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
-    }
-    if (request.leaseOwner !== undefined && row.lease_owner !== request.leaseOwner) {
-      throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
-    }
-    const task = row.snapshot
-    const at = nowIso()
-    const events: TaskEvent[] = []
-    const artifacts = {
-      artifact_ids: [] as string[],
-      artifact_metas: [] as string[],
-      artifact_bytes: [] as (Uint8Array | null)[],
-    }
-    const outbox = new OutboxRows()
-    // Configs that come with the append hear of its events like the ones already there.
-    const added = (request.pushTargets ?? []).map((target) => ({ id: newId(), target }))
-    const configs = [...row.configs, ...added]
-    for (const body of request.events) {
-      const event = stampEvent(body, task.version + 1, at)
-      applyEvent(task, event)
-      events.push(event)
-      if (event.kind === 'artifact') {
-        artifacts.artifact_ids.push(event.artifact.id)
-        artifacts.artifact_metas.push(JSON.stringify(event.artifact))
-        artifacts.artifact_bytes.push(request.blobs?.get(event.artifact.id) ?? null)
-      }
-      // Most chunks notify nobody: the task is written out only for an event that may.
-      if (configs.length > 0 && mayNotify(event)) outbox.add(configs, event, JSON.stringify(task))
-    }
-    const requestRun = request.requestRun === true
-    const release = request.releaseLease === true && request.leaseOwner !== undefined
+    refuseAppend(row, row?.lease_owner, request)
+    const { tenant, owner, configs, version } = row!
+    const plan = planAppend(row!.snapshot, configs, request)
+    const { task, events, artifacts, added, outbox } = plan
     const committed = await run(client, ctx.sql.commitAppend, {
       task_id: task.id,
-      tenant: row.tenant,
-      owner: row.owner,
+      tenant,
+      owner,
       seqs: events.map((e) => e.seq),
       bodies: events.map((e) => JSON.stringify(e)),
-      ...artifacts,
+      artifact_ids: artifacts.map((a) => a.id),
+      artifact_metas: artifacts.map((a) => a.meta),
+      artifact_bytes: artifacts.map((a) => a.bytes),
       config_ids: added.map((c) => c.id),
       config_targets: added.map((c) => JSON.stringify(c.target)),
-      config_created_at: at,
+      config_created_at: plan.at,
       ...outbox,
       state: task.state,
       version: task.version,
       status_at: task.statusAt,
-      snapshot: JSON.stringify(task),
-      run_pending: runPendingAfter(task.state, { requestRun, release }),
-      request_run: requestRun,
-      release,
-      expected_version: row.version,
+      snapshot: plan.snapshot,
+      run_pending: plan.runPending,
+      request_run: plan.requestRun,
+      release: plan.release,
+      expected_version: version,
       event_note: formatTaskNote(ctx.replicaTag, task.id, task.version),
       work_note: ctx.replicaTag,
     })
     if (committed.rowCount !== 1) {
       throw new SwitchboardError('VERSION_CONFLICT', `concurrent modification of task ${task.id}`)
     }
+    ctx.written?.(task, { snapshot: plan.snapshot, tenant, owner, configs: [...configs, ...added] })
     return { task, events }
   })

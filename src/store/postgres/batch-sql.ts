@@ -1,0 +1,101 @@
+import { statement } from './db.ts'
+import { EVENTS_CHANNEL, NOTES_PER_NOTIFY, WORK_CHANNEL } from './notify.ts'
+
+/**
+ * One group commit in one statement, so one round trip and one WAL flush for every write of the
+ * batch. Each write is rows of parallel arrays (unnest); writes are independent of one another:
+ * - a creation inserts its task row; with an idempotency key, only when the key was claimed;
+ * - an append is a compare-and-set of the task row on the version it was folded from (and on the
+ *   lease its runner holds, and on the push configs it computed the outbox for); a row locked by
+ *   another writer is waited for and re-checked (READ COMMITTED), so the fold is always of the
+ *   row's current state;
+ * - events, artifacts, push configs and outbox rows go in only for the tasks written.
+ * A write that did not land (a held key, a stale version) is redone by its caller on the locked
+ * path. Notes go out once per batch (NOTES_PER_NOTIFY tasks a notification), at commit.
+ */
+export const batchSql = (s: string) => ({
+  commitBatch: statement(
+    'sb_commit_batch',
+    `WITH claimed AS (
+       INSERT INTO ${s}.idempotency_keys AS k (tenant, owner, idempotency_key, fingerprint, task_id, created_at)
+       SELECT c.tenant, c.owner, c.key, c.fingerprint, c.id, now()
+       FROM unnest(:c_ids::text[], :c_tenants::text[], :c_owners::text[], :c_keys::text[], :c_fingerprints::text[])
+         AS c(id, tenant, owner, key, fingerprint)
+       WHERE c.key IS NOT NULL
+       ON CONFLICT (tenant, owner, idempotency_key) DO UPDATE
+         SET fingerprint = excluded.fingerprint, task_id = excluded.task_id, created_at = excluded.created_at
+         WHERE k.created_at <= now() - :window_ms::float8 * interval '1 millisecond'
+       RETURNING task_id
+     ),
+     created AS (
+       INSERT INTO ${s}.tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at,
+         run_pending, lease_owner, lease_expires_at, snapshot)
+       SELECT c.id, c.tenant, c.owner, c.agent, c.context_id, c.state, c.version, c.created_at, c.status_at,
+         true, c.lease_owner, now() + c.lease_ms * interval '1 millisecond', c.snapshot
+       FROM unnest(:c_ids::text[], :c_tenants::text[], :c_owners::text[], :c_agents::text[],
+                   :c_context_ids::text[], :c_states::text[], :c_versions::int[], :c_created_at::timestamptz[],
+                   :c_status_at::timestamptz[], :c_lease_owners::text[], :c_lease_ms::float8[],
+                   :c_snapshots::json[], :c_keys::text[])
+         AS c(id, tenant, owner, agent, context_id, state, version, created_at, status_at, lease_owner,
+              lease_ms, snapshot, key)
+       WHERE c.key IS NULL OR c.id IN (SELECT task_id FROM claimed)
+       RETURNING id, lease_owner IS NULL AS wake
+     ),
+     updated AS (
+       UPDATE ${s}.tasks t SET state = a.state, version = a.version, status_at = a.status_at,
+         snapshot = a.snapshot, run_pending = coalesce(a.run_pending, t.run_pending),
+         lease_owner = CASE WHEN a.release THEN NULL ELSE t.lease_owner END,
+         lease_expires_at = CASE WHEN a.release THEN NULL ELSE t.lease_expires_at END
+       FROM unnest(:a_ids::text[], :a_expected::int[], :a_lease_owners::text[], :a_configs::text[],
+                   :a_states::text[], :a_versions::int[], :a_status_at::timestamptz[], :a_snapshots::json[],
+                   :a_run_pending::boolean[], :a_release::boolean[], :a_request_run::boolean[])
+         AS a(id, expected, lease_owner, configs, state, version, status_at, snapshot, run_pending, release,
+              request_run)
+       WHERE t.id = a.id AND t.version = a.expected
+         AND (a.lease_owner IS NULL OR t.lease_owner = a.lease_owner)
+         AND a.configs = (SELECT coalesce(string_agg(p.id, ',' ORDER BY p.id), '')
+                          FROM ${s}.push_configs p WHERE p.task_id = t.id)
+       RETURNING t.id, a.request_run AND t.run_pending AS wake
+     ),
+     written AS (SELECT id, wake FROM created UNION ALL SELECT id, wake FROM updated),
+     events AS (
+       INSERT INTO ${s}.events (task_id, seq, body)
+       SELECT e.task_id, e.seq, e.body FROM unnest(:e_tasks::text[], :e_seqs::int[], :e_bodies::json[])
+         AS e(task_id, seq, body)
+       WHERE e.task_id IN (SELECT id FROM written)
+     ),
+     artifacts AS (
+       INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta, bytes)
+       SELECT r.id, r.task_id, r.tenant, r.owner, r.meta, r.bytes
+       FROM unnest(:r_ids::text[], :r_tasks::text[], :r_tenants::text[], :r_owners::text[], :r_metas::json[],
+                   :r_bytes::bytea[]) AS r(id, task_id, tenant, owner, meta, bytes)
+       WHERE r.task_id IN (SELECT id FROM written)
+     ),
+     configs AS (
+       INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
+       SELECT p.task_id, p.id, p.tenant, p.owner, p.created_at, p.target
+       FROM unnest(:p_tasks::text[], :p_ids::text[], :p_tenants::text[], :p_owners::text[],
+                   :p_created_at::timestamptz[], :p_targets::json[]) AS p(task_id, id, tenant, owner, created_at, target)
+       WHERE p.task_id IN (SELECT id FROM written)
+     ),
+     deliveries AS (
+       INSERT INTO ${s}.deliveries
+         (id, task_id, seq, config_id, target, event, task, state, attempts, created_at, next_attempt_at)
+       SELECT d.id, d.task_id, d.seq, d.config_id, d.target, d.event, d.task, 'pending', 0, now(), now()
+       FROM unnest(:d_ids::text[], :d_tasks::text[], :d_seqs::int[], :d_configs::text[], :d_targets::json[],
+                   :d_events::json[], :d_task_jsons::json[]) AS d(id, task_id, seq, config_id, target, event, task)
+       WHERE d.task_id IN (SELECT id FROM written)
+     ),
+     notes AS (
+       SELECT n.note, (row_number() OVER () - 1) / ${NOTES_PER_NOTIFY} AS chunk
+       FROM unnest(:n_tasks::text[], :n_notes::text[]) AS n(task_id, note)
+       WHERE n.task_id IN (SELECT id FROM written)
+     )
+     SELECT (SELECT coalesce(array_agg(id), '{}') FROM written) AS written,
+       (SELECT count(pg_notify('${EVENTS_CHANNEL}', g.notes))
+        FROM (SELECT string_agg(note, E'\\n') AS notes FROM notes GROUP BY chunk) g) AS notified,
+       (SELECT pg_notify('${WORK_CHANNEL}', :work_note) WHERE EXISTS (SELECT 1 FROM written WHERE wake)) AS woke`,
+  ),
+})
+
+export type BatchSql = ReturnType<typeof batchSql>

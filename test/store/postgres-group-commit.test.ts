@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict'
+import { after, afterEach, before, describe, it } from 'node:test'
+import pg from 'pg'
+import type { EventBody } from '../../src/model/events.ts'
+import { BATCH_LIMIT } from '../../src/store/postgres/group-commit.ts'
+import { EVENTS_CHANNEL, parseTaskNotes } from '../../src/store/postgres/notify.ts'
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
+import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
+import {
+  A2A,
+  cancelled,
+  completed,
+  create,
+  createTask,
+  range,
+  rejectsWith,
+  SCOPE,
+  status,
+  textArtifact,
+  workingTask,
+} from './contract/fixtures.ts'
+
+/** The queries every pg client of this process sends while `work` runs: their statement names. */
+const queriesDuring = async <T>(work: () => Promise<T>): Promise<{ result: T; queries: string[] }> => {
+  const queries: string[] = []
+  const query = pg.Client.prototype.query
+  pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+    const named = config as { name?: string; text?: string }
+    queries.push(typeof config === 'string' ? config : (named.name ?? named.text ?? '?'))
+    return (query as (...args: unknown[]) => unknown).call(this, config, ...rest)
+  } as typeof query
+  try {
+    return { result: await work(), queries }
+  } finally {
+    pg.Client.prototype.query = query
+  }
+}
+
+const artifactEvent = (taskId: string): EventBody => ({ kind: 'artifact', artifact: textArtifact(taskId) })
+
+describe('PostgreSQL group commit', { skip: pgSkip }, () => {
+  let db: TestDatabase
+  const stores: PostgresStore[] = []
+  /** A store on a fresh schema; `of` another store: a second replica on the same schema. */
+  const open = async (of?: PostgresStore): Promise<PostgresStore> => {
+    const store = new PostgresStore({ connectionString: db.url, schema: of?.schema ?? db.schema() })
+    stores.push(store)
+    await store.init()
+    return store
+  }
+  before(async () => {
+    db = await createTestDatabase('group')
+  })
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()))
+  })
+  after(async () => {
+    await db?.drop()
+  })
+
+  it('commits the creations of one turn, then their appends, in one round trip each', async () => {
+    const store = await open()
+    await createTask(store) // the statements are prepared on some connection: not what is counted
+    const created = await queriesDuring(() => Promise.all(range(8).map(() => create(store))))
+    assert.deepEqual(created.queries, ['sb_commit_batch'])
+    const tasks = created.result.map((r) => r.task)
+    const appended = await queriesDuring(() =>
+      Promise.all(
+        tasks.map((task) =>
+          store.append({ taskId: task.id, events: [status('WORKING'), artifactEvent(task.id), completed] }),
+        ),
+      ),
+    )
+    assert.deepEqual(appended.queries, ['sb_commit_batch'])
+    for (const task of tasks) {
+      const events = await store.readEvents(task.id, 0)
+      assert.deepEqual(
+        events.map((e) => e.seq),
+        [1, 2, 3, 4, 5],
+      )
+      assert.equal((await store.getTask(SCOPE, task.id))?.state, 'COMPLETED')
+    }
+  })
+
+  it('splits a turn of more than BATCH_LIMIT writes into batches', async () => {
+    const store = await open()
+    await createTask(store)
+    const { result, queries } = await queriesDuring(() =>
+      Promise.all(range(BATCH_LIMIT + 3).map(() => createTask(store))),
+    )
+    assert.deepEqual(queries, ['sb_commit_batch', 'sb_commit_batch'])
+    const versions = await store.versionsOf(result.map((task) => task.id))
+    assert.equal(versions.size, BATCH_LIMIT + 3)
+  })
+
+  it('folds an append onto the one before it, in the same turn or still committing', async () => {
+    const store = await open()
+    const task = await workingTask(store)
+    const { result, queries } = await queriesDuring(async () => {
+      const early = store.append({ taskId: task.id, events: [artifactEvent(task.id)] })
+      const late = store.append({ taskId: task.id, events: [artifactEvent(task.id)] })
+      // A turn later the first batch is in flight: the next append waits for it, not for the row lock.
+      await new Promise((resolve) => setImmediate(resolve))
+      const last = store.append({ taskId: task.id, events: [completed] })
+      return Promise.all([early, late, last])
+    })
+    assert.deepEqual(queries, ['sb_commit_batch', 'sb_commit_batch', 'sb_commit_batch'])
+    const [first, , second] = result
+    assert.deepEqual([first.events[0]?.seq, second.events[0]?.seq], [task.version + 1, task.version + 3])
+    assert.equal(second.task.artifacts.length, 2)
+    assert.deepEqual(await store.getTask(SCOPE, task.id), second.task)
+  })
+
+  it('redoes an append on the locked path when another replica moved the task on', async () => {
+    const store = await open()
+    const replica = await open(store)
+    const task = await workingTask(store)
+    await replica.append({ taskId: task.id, events: [cancelled] })
+    const { queries } = await queriesDuring(() =>
+      rejectsWith(store.append({ taskId: task.id, events: [completed] }), 'TASK_TERMINAL'),
+    )
+    assert.ok(queries.includes('sb_commit_batch') && queries.includes('sb_task_for_update'), String(queries))
+    const events = await store.readEvents(task.id, 0)
+    assert.deepEqual(
+      events.map((e) => [e.seq, e.kind === 'status' && e.state]),
+      [
+        [1, false],
+        [2, 'SUBMITTED'],
+        [3, 'WORKING'],
+        [4, 'CANCELLED'],
+      ],
+    )
+  })
+
+  it('notifies a push config another replica added after the row was known', async () => {
+    const store = await open()
+    const replica = await open(store)
+    const task = await workingTask(store)
+    const config = await replica.putPushConfig(SCOPE, {
+      id: 'late',
+      taskId: task.id,
+      createdAt: new Date().toISOString(),
+      target: A2A,
+    })
+    await store.append({ taskId: task.id, events: [completed] })
+    const deliveries = await store.listDeliveries({ taskId: task.id, limit: 10 })
+    assert.deepEqual(
+      deliveries.map((d) => [d.configId, d.event.kind === 'status' && d.event.state]),
+      [[config.id, 'COMPLETED']],
+    )
+  })
+
+  it('lets a refused write fail alone, the rest of its batch commits', async () => {
+    const store = await open()
+    const [a, b] = await Promise.all([workingTask(store), workingTask(store)])
+    const taken = textArtifact(a.id)
+    await store.append({ taskId: a.id, events: [{ kind: 'artifact', artifact: taken }] })
+    const [refused, landed] = await Promise.allSettled([
+      // The artifact's id is taken: its insert violates the primary key, and fails the whole statement.
+      store.append({ taskId: b.id, events: [{ kind: 'artifact', artifact: { ...taken, taskId: b.id } }] }),
+      store.append({ taskId: a.id, events: [completed] }),
+    ])
+    assert.equal(refused.status, 'rejected')
+    assert.equal(landed.status, 'fulfilled')
+    assert.equal((await store.getTask(SCOPE, a.id))?.state, 'COMPLETED')
+    assert.equal((await store.getTask(SCOPE, b.id))?.version, b.version)
+  })
+
+  it('creates one task for two creations with one idempotency key in one turn', async () => {
+    const store = await open()
+    const idempotency = { key: 'k1', fingerprint: 'f', windowMs: 60_000 }
+    const [first, second] = await Promise.all([
+      create(store, { idempotency }),
+      create(store, { idempotency }),
+    ])
+    assert.deepEqual([first.created, second.created], [true, false])
+    assert.equal(second.task.id, first.task.id)
+  })
+
+  it('sends one notification per batch, a note per task', async () => {
+    const store = await open()
+    const listener = new pg.Client({ connectionString: db.url })
+    await listener.connect()
+    const payloads: string[] = []
+    try {
+      const heard = new Promise<void>((resolve) => {
+        listener.on('notification', (n) => {
+          if (n.channel === EVENTS_CHANNEL) payloads.push(n.payload ?? '')
+          resolve()
+        })
+      })
+      await listener.query(`LISTEN ${EVENTS_CHANNEL}`)
+      const tasks = await Promise.all(range(5).map(() => createTask(store)))
+      await heard
+      assert.equal(payloads.length, 1)
+      const notes = parseTaskNotes(payloads[0]!)
+      assert.deepEqual(
+        notes.map((n) => [n.replicaTag, n.seq]),
+        tasks.map(() => [store.replicaTag, 2]),
+      )
+      assert.deepEqual(new Set(notes.map((n) => n.taskId)), new Set(tasks.map((t) => t.id)))
+    } finally {
+      await listener.end()
+    }
+  })
+})
