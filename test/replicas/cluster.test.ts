@@ -156,9 +156,13 @@ describe('three replicas, one set of tasks', { skip: pgSkip }, () => {
   })
 
   it('cancels racing on three replicas against the handler finishing: one terminal state per task', async () => {
-    // From handlers that finish at once to ones still sleeping when the cancels land, and the races between.
+    // From handlers that finish at once to ones still sleeping when the cancels land, and the races
+    // between. The last four sleep an hour: under load all of the first twenty can finish before the
+    // cancels arrive (seen beside two busy loops), and the test must still see a cancel win.
     const ids = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => create(replicas[i % 3]!, { steps: 1, step_ms: i * 20 })),
+      Array.from({ length: 24 }, (_, i) =>
+        create(replicas[i % 3]!, { steps: 1, step_ms: i < 20 ? i * 20 : 3_600_000 }),
+      ),
     )
     await eventually(async () => {
       const done = await sql.query(
