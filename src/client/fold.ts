@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { isObject } from '../model/json.ts'
 import type { RemoteArtifact, RemoteTask, TaskUpdate, WireItem } from './types.ts'
 
 /**
@@ -32,6 +33,12 @@ export class TaskFolder {
         for (const key of ['prompt', 'inputSchema', 'error', 'message'] as const) {
           if (item[key] === undefined) delete task[key]
           else (task as unknown as Record<string, unknown>)[key] = item[key]
+        }
+        // The output artifact may have come in a snapshot taken before COMPLETED (it is not sent
+        // again), so the output is derived here from the artifacts already known.
+        if (task.state === 'COMPLETED' && task.output === undefined) {
+          const output = task.artifacts?.find((a) => a.name === 'output' && a.type === 'json')
+          if (output?.type === 'json' && isObject(output.value)) task.output = output.value
         }
         this.#task = task
         return [{ type: 'status', task: this.#task }]
