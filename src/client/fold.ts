@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { OUTPUT_ARTIFACT_NAME } from '../dialects/a2a/wire/extensions.ts'
 import { isObject } from '../model/json.ts'
 import type { RemoteArtifact, RemoteTask, TaskUpdate, WireItem } from './types.ts'
 
@@ -37,7 +38,7 @@ export class TaskFolder {
         // The output artifact may have come in a snapshot taken before COMPLETED (it is not sent
         // again), so the output is derived here from the artifacts already known.
         if (task.state === 'COMPLETED' && task.output === undefined) {
-          const output = task.artifacts?.find((a) => a.name === 'output' && a.type === 'json')
+          const output = task.artifacts?.find((a) => a.name === OUTPUT_ARTIFACT_NAME && a.type === 'json')
           if (output?.type === 'json' && isObject(output.value)) task.output = output.value
         }
         this.#task = task
