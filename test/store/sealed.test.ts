@@ -64,11 +64,28 @@ const assertReadsBack = async (store: Store, taskId: string): Promise<void> => {
   assert.ok(claimed.some((d) => d.target.kind === 'clawpedia' && 'authHeader' in d.target))
 }
 
+/**
+ * The sealed blobs are set aside before the search: they are base64url ciphertext, which spells a
+ * short fixture such as `tok` by chance once in a few hundred runs. A credential leaked in
+ * clear, even inside a malformed blob, still shows: JSON escapes stop the blob pattern at its quotes.
+ */
+const SEALED_BLOB = /"sealed":"v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"/g
 const assertNoCredential = (dump: string): void => {
-  for (const secret of SECRETS) assert.ok(!dump.includes(secret), `the raw rows hold "${secret}"`)
   assert.match(dump, /"sealed":"v1\./)
+  const clear = dump.replace(SEALED_BLOB, '"sealed":"…"')
+  for (const secret of SECRETS) assert.ok(!clear.includes(secret), `the raw rows hold "${secret}"`)
   assert.match(dump, /hooks\.example\.com\/secret/, 'kind and url stay in clear')
 }
+
+describe('sealed store: the check for credentials at rest', () => {
+  it('takes ciphertext that spells a fixture by chance for what it is, and finds a credential in clear', () => {
+    const row = (sealed: string) =>
+      `{"kind":"a2a","url":"https://hooks.example.com/secret","sealed":"${sealed}"}`
+    assert.doesNotThrow(() => assertNoCredential(row('v1.k1.aXZ.Qtok_9')))
+    assert.throws(() => assertNoCredential(row('v1.k1.aXZ.Qtok_9').replace('}', ',"token":"tok"}')), /"tok"/)
+    assert.throws(() => assertNoCredential(row('v1.k1.{\\"token\\":\\"tok\\"}')), /"tok"/)
+  })
+})
 
 describe('sealed store (SQLite file)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-sealed-'))
