@@ -8,7 +8,7 @@ import { Writable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import type { Authenticator } from '../../src/identity/authenticator.ts'
 import { SwitchboardError } from '../../src/model/errors.ts'
-import { createServerLogger } from '../../src/server/redaction.ts'
+import { createServerLogger, credentialCensor } from '../../src/server/redaction.ts'
 import { rest, rpc } from '../a2a/helpers.ts'
 import { sendWithPush } from '../helpers/push-secrets.ts'
 import { eventually, request, startServer } from '../helpers/server.ts'
@@ -95,6 +95,41 @@ describe('credentials in logs and errors', () => {
     assert.match(output, /"content-type":"application\/json"/, 'what is not a credential is still logged')
     assert.match(output, /https:\/\/hooks\.example\.com\/x/)
     assert.equal(lines.length, 3)
+  })
+
+  it('censors in one pass what the paths named: arrays, errors, child bindings; copies only a line it censors', () => {
+    const { lines, logger } = capture()
+    const error = Object.assign(new Error('push failed'), { token: SECRETS.token })
+    logger.error(
+      { err: error, targets: [{ url: 'https://a.example', token: SECRETS.token }] },
+      'with an error',
+    )
+    logger.child({ component: 'push' }).child({ apiKey: SECRETS.apiKey }).info('from a grandchild')
+    logger.info({ request: { headers: { 'x-custom-key': SECRETS.apiKey } } }, 'a bare request')
+    logger.info(
+      { res: { statusCode: 200, headers: { 'set-cookie': `sid=${SECRETS.cookie}` } } },
+      'a response',
+    )
+    const [withError, fromChild, bareRequest, response] = lines.map((line) => JSON.parse(line))
+    assert.equal(withError.err.message, 'push failed', 'the error keeps its message')
+    assert.match(withError.err.stack, /push failed/, 'and its stack')
+    assert.equal(withError.err.token, '[Redacted]')
+    assert.deepEqual(withError.targets, [{ url: 'https://a.example', token: '[Redacted]' }])
+    assert.equal(error.token, SECRETS.token, 'the logged object itself is left as it was')
+    assert.equal(fromChild.apiKey, '[Redacted]')
+    assert.equal(fromChild.component, 'push')
+    assert.equal(bareRequest.request.headers['x-custom-key'], '[Redacted]')
+    assert.equal(response.res.headers['set-cookie'], '[Redacted]')
+    assert.equal(response.res.statusCode, 200)
+
+    const censor = credentialCensor(['authorization'])
+    const accessLine = { method: 'POST', route: '/a2a', status: 200, durationMs: 1.2, tenant: 't' }
+    assert.equal(censor(accessLine), accessLine, 'a line with nothing to censor is not copied')
+    const nested = { a: { b: { c: { token: 'four levels down' } } }, d: { e: { token: 'three' } } }
+    assert.deepEqual(censor(nested), {
+      a: { b: { c: { token: 'four levels down' } } },
+      d: { e: { token: '[Redacted]' } },
+    })
   })
 
   it('a whole server run (refused credentials, push retries to a dead endpoint) logs no credential', async () => {
