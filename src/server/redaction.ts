@@ -40,6 +40,7 @@ export const credentialHeaders = (authenticators: readonly Authenticator[]): str
 ]
 
 const CENSORED = '[Redacted]'
+const SET_COOKIE = ['set-cookie']
 const SECRET_FIELD_SET: ReadonlySet<string> = new Set(SECRET_FIELDS)
 /** How far below a log line's top level a secret field is still found (`*.*.token`). */
 const SECRET_FIELD_LEVELS = 2
@@ -102,28 +103,27 @@ const withCensoredHeaders = (holder: unknown, names: readonly string[]): unknown
  */
 export const credentialCensor = (headers: readonly string[]): ((line: Loggable) => Loggable) => {
   const censorHeaders = (line: Loggable): Loggable => {
-    if (
-      line.headers === undefined &&
-      line.req === undefined &&
-      line.request === undefined &&
-      line.res === undefined
-    )
-      return line
-    const replaced = {
-      headers: withCensored(line.headers, headers),
-      req: withCensoredHeaders(line.req, headers),
-      request: withCensoredHeaders(line.request, headers),
-      res: withCensoredHeaders(line.res, ['set-cookie']),
-    }
     let censored = line
-    for (const [key, value] of Object.entries(replaced))
-      if (value !== line[key]) {
-        if (censored === line) censored = copyOf(line)
-        censored[key] = value
-      }
+    const replace = (key: string, value: unknown): void => {
+      if (value === line[key]) return
+      if (censored === line) censored = copyOf(line)
+      censored[key] = value
+    }
+    replace('headers', withCensored(line.headers, headers))
+    replace('req', withCensoredHeaders(line.req, headers))
+    replace('request', withCensoredHeaders(line.request, headers))
+    replace('res', withCensoredHeaders(line.res, SET_COOKIE))
     return censored
   }
-  return (line) => censorHeaders(withoutSecretFields(line, 0))
+  return (line) => {
+    const censored = withoutSecretFields(line, 0)
+    const holdsHeaders =
+      censored.headers !== undefined ||
+      censored.req !== undefined ||
+      censored.request !== undefined ||
+      censored.res !== undefined
+    return holdsHeaders ? censorHeaders(censored) : censored
+  }
 }
 
 /**
@@ -141,7 +141,7 @@ export const createServerLogger = (options: {
   const logger = pino(
     {
       level: options.level,
-      formatters: { log: censor, bindings: censor },
+      formatters: { log: censor },
       ...(options.traceIds && { mixin: traceLogFields }),
     },
     options.destination,
