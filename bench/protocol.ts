@@ -10,6 +10,7 @@ export const TARGETS = [
   'sdk-memory',
   'sdk-sqlite',
   'http-floor',
+  'durable-floor',
 ] as const
 export type Target = (typeof TARGETS)[number]
 
@@ -19,8 +20,14 @@ export type Target = (typeof TARGETS)[number]
  */
 export const TRACED: Target = 'switchboard-sqlite-traced'
 
-/** A reference, not a contender: bare node:http holding SSE streams (subscriber scenario only). */
+/**
+ * References, not contenders (bench/servers/floor.ts): bare node:http with just enough A2A for the
+ * client, writing nothing (FLOOR, also the held streams' floor) or each task once in SQLite
+ * (DURABLE_FLOOR): what an operation costs before any A2A server's own work.
+ */
 export const FLOOR: Target = 'http-floor'
+export const DURABLE_FLOOR: Target = 'durable-floor'
+export const isFloor = (target: Target): boolean => target === FLOOR || target === DURABLE_FLOOR
 
 export const LABELS: Record<Target, string> = {
   'switchboard-sqlite': 'Switchboard SQLite',
@@ -29,6 +36,7 @@ export const LABELS: Record<Target, string> = {
   'sdk-memory': 'SDK in-memory',
   'sdk-sqlite': 'SDK SQLite',
   'http-floor': 'node:http floor (no A2A)',
+  'durable-floor': 'node:http + one SQLite write floor (no A2A)',
 }
 
 export const isSwitchboard = (target: Target): boolean => target.startsWith('switchboard')

@@ -1,5 +1,5 @@
 import type { Binding } from '../client/a2a.ts'
-import { FLOOR, TARGETS, type Target, TRACED } from '../protocol.ts'
+import { DURABLE_FLOOR, FLOOR, isFloor, TARGETS, type Target, TRACED } from '../protocol.ts'
 
 export const SCENARIOS = [
   'send',
@@ -88,9 +88,9 @@ export const makePlan = (flags: PlanFlags): Plan => {
   const scenarios = flags.only ?? (quick ? (['send', 'get', 'stream', 'subscribers'] as const) : SCENARIOS)
   const bindings = flags.bindings ?? (quick ? (['jsonrpc'] as const) : BINDINGS)
   const contenders = TARGETS.filter(
-    (t) => t !== FLOOR && !(quick && (t === 'switchboard-pg' || t === TRACED)),
+    (t) => !isFloor(t) && !(quick && (t === 'switchboard-pg' || t === TRACED)),
   )
-  const targets = flags.targets ?? (quick ? contenders : [...contenders, FLOOR])
+  const targets = flags.targets ?? (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR])
   return {
     mode: quick ? 'quick' : 'full',
     cases: casesOf(scenarios, bindings),
@@ -107,16 +107,29 @@ export const makePlan = (flags: PlanFlags): Plan => {
   }
 }
 
+/** The rows the floors answer beside the contenders: the goals' send and stream, over HTTP. */
+export const FLOOR_CASES: readonly Case[] = [
+  { scenario: 'send', binding: 'jsonrpc' },
+  { scenario: 'send', binding: 'rest' },
+  { scenario: 'stream', binding: 'jsonrpc' },
+  { scenario: 'stream', binding: 'rest' },
+]
+
+const floorCase = (testCase: Case): boolean =>
+  FLOOR_CASES.some((c) => c.scenario === testCase.scenario && c.binding === testCase.binding)
+
 /**
- * The Clawpedia dialect is Switchboard's own: the SDK has nothing to compare. The node:http floor
- * only holds streams, so it appears in the subscriber scenario alone. Quick mode holds streams on
- * Switchboard and the SDK in memory only (to stay within its minute). Tracing on is measured in
- * TRACED_CASES only.
+ * The Clawpedia dialect is Switchboard's own: the SDK has nothing to compare. The floors appear in
+ * FLOOR_CASES, and the node:http floor also holds streams in the subscriber scenario. Quick mode
+ * holds streams on Switchboard and the SDK in memory only (to stay within its minute). Tracing on
+ * is measured in TRACED_CASES only.
  */
 export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
   const targets = plan.targets.filter((t) => t !== TRACED || tracedCase(testCase))
   if (testCase.binding === 'clawpedia') return targets.filter((t) => t.startsWith('switchboard'))
   if (testCase.scenario === 'subscribers')
-    return plan.mode === 'quick' ? targets.filter((t) => t !== 'sdk-sqlite') : targets
-  return targets.filter((t) => t !== FLOOR)
+    return plan.mode === 'quick'
+      ? targets.filter((t) => t !== 'sdk-sqlite' && t !== DURABLE_FLOOR)
+      : targets.filter((t) => t !== DURABLE_FLOOR)
+  return floorCase(testCase) ? targets : targets.filter((t) => !isFloor(t))
 }

@@ -1,5 +1,5 @@
 import type { Measurement } from '../client/load.ts'
-import { FLOOR, LABELS, type Target, TRACED } from '../protocol.ts'
+import { DURABLE_FLOOR, FLOOR, LABELS, type Target, TRACED } from '../protocol.ts'
 import { type Aggregate, loadOfRun, NOISE_LIMIT, pairedRatio } from './aggregate.ts'
 import { BINDING_NAMES, formatNumber, formatRatio } from './format.ts'
 import { MIN_ROUNDS } from './goals.ts'
@@ -72,12 +72,19 @@ const pairedCell = (ours: Aggregate, theirs: Aggregate, figure: 'opsPerSec' | 'c
     : `${ratio(paired.median)} (${ratio(paired.low)}–${ratio(paired.high)})`
 }
 
-/** The ratios the goals read: ours ÷ each SDK target, PostgreSQL ÷ the SDK on SQLite, tracing on ÷ off. */
+/**
+ * The ratios the goals read: ours ÷ each SDK target, PostgreSQL ÷ the SDK on SQLite, tracing on ÷
+ * off; and the durable floor ÷ each SDK target (how far any storing server could go) and ours ÷
+ * that floor (how much of it we reach).
+ */
 const RATIOS: [Target, Target, string?][] = [
   [OURS, 'sdk-memory'],
   [OURS, 'sdk-sqlite'],
   ['switchboard-pg', 'sdk-sqlite'],
   [TRACED, OURS, 'tracing on ÷ off'],
+  [DURABLE_FLOOR, 'sdk-memory', 'durable floor ÷ SDK in-memory'],
+  [DURABLE_FLOOR, 'sdk-sqlite', 'durable floor ÷ SDK SQLite'],
+  [OURS, DURABLE_FLOOR, 'Switchboard SQLite ÷ durable floor'],
 ]
 
 const ratioRows = (rows: Aggregate[]): string[] =>
@@ -199,7 +206,7 @@ export const renderHeader = (options: {
     '',
     `Machine: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}; ${PINNING_TEXT[plan.pinning]}; load average before ${machine.loadBefore}, after ${machine.loadAfter}${load ? `; at the end of each round ${n(load[0], 1)} to ${n(load[2], 1)} (median ${n(load[1], 1)})` : ''}.`,
     '',
-    `Every ratio is the median of the rounds' own ratios (each round of one row runs next to the same round of the others), with the lowest and highest round in brackets. A row's spread is (max − min) / median of its rounds' ops/s (KB per stream at the most streams for held streams); above ${n(NOISE_LIMIT * 100)} % the row is **noisy** and the goals it is read for say so instead of met or not; a goal needs ${MIN_ROUNDS} rounds.`,
+    `Every ratio is the median of the rounds' own ratios (each round of one row runs next to the same round of the others), with the lowest and highest round in brackets. A row's spread is (max − min) / median of its rounds' ops/s (KB per stream at the most streams for held streams); above ${n(NOISE_LIMIT * 100)} % the row is **noisy** and the goals it is read for say so instead of met or not; a goal needs ${MIN_ROUNDS} rounds. A goal is **out of reach** when it is not met and the durable floor (${LABELS[DURABLE_FLOOR]}: bench/servers/floor.ts), measured cleanly in the same run, misses it too.`,
     ...options.notes.map((note) => `\n${note}`),
   ].join('\n')
 }

@@ -1,41 +1,93 @@
-import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { JSONRPC_PATH } from '../protocol.ts'
+import {
+  artifactCount,
+  artifactName,
+  artifactText,
+  type BenchInput,
+  JSONRPC_PATH,
+  type ServerOptions,
+} from '../protocol.ts'
+import { FloorStore } from './floor-store.ts'
+
+type Rpc = {
+  id: unknown
+  method: string
+  params: { id?: string; message?: { parts?: { data?: BenchInput }[] } }
+}
 
 /**
- * The floor under the subscriber scenario: bare node:http holding SSE responses, with just enough
- * A2A (SendMessage, SubscribeToTask, CancelTask; no store, no validation) for the same client to
- * drive it. What a stream costs here is what Node's HTTP/1.1 connection costs, whoever serves it.
+ * The floors under the contenders: bare node:http with just enough A2A (SendMessage,
+ * SendStreamingMessage, SubscribeToTask, CancelTask; no validation, no task model) for the same
+ * client to drive it and its checks to pass. A held task (the subscriber scenario) is kept open
+ * until cancelled; any other task is answered COMPLETED with the artifacts asked for, at once or
+ * as a stream. `durable-floor` first writes each task once (FloorStore), as a durable server must
+ * at the least; `http-floor` writes nothing. What they cost is what Node's HTTP/1.1 exchange (and
+ * that one write) costs, whoever serves it.
  */
-export const startFloor = async (): Promise<{ base: string; close(): Promise<void> }> => {
+export const startFloor = async (
+  options: ServerOptions,
+): Promise<{ base: string; close(): Promise<void> }> => {
+  const store = options.target === 'durable-floor' ? new FloorStore(options.dataDir) : undefined
   const streams = new Map<string, Set<{ res: ServerResponse; rpcId: unknown }>>()
+  let made = 0
+  // Time-ordered ids, as Switchboard's: each row goes to the right edge of the table's B-tree.
+  const newTaskId = (): string =>
+    `${Date.now().toString().padStart(15, '0')}-${(++made).toString().padStart(9, '0')}`
   const taskOf = (id: string, state: string) => ({ id, contextId: id, status: { state } })
+  const artifactsOf = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      artifactId: `${i}`,
+      name: artifactName(i),
+      parts: [{ text: artifactText(i) }],
+    }))
   const frame = (rpcId: unknown, result: object) =>
     `data: ${JSON.stringify(rpcId === undefined ? result : { jsonrpc: '2.0', id: rpcId, result })}\n\n`
 
   /** JSON-RPC at its path; HTTP+JSON operations are told apart by the path's suffix alone. */
-  const handle = (req: IncomingMessage, res: ServerResponse, body: string): void => {
-    const rpc =
-      req.url === JSONRPC_PATH
-        ? (JSON.parse(body) as { id: unknown; method: string; params: { id?: string } })
-        : undefined
+  const handle = async (req: IncomingMessage, res: ServerResponse, body: string): Promise<void> => {
+    const rpc = req.url === JSONRPC_PATH ? (JSON.parse(body) as Rpc) : undefined
+    const url = req.url ?? ''
     const method =
       rpc?.method ??
-      (req.url?.endsWith(':subscribe')
+      (url.endsWith(':subscribe')
         ? 'SubscribeToTask'
-        : req.url?.endsWith(':cancel')
+        : url.endsWith(':cancel')
           ? 'CancelTask'
-          : 'SendMessage')
-    const id = rpc?.params.id ?? /\/tasks\/([^:]+):/.exec(req.url ?? '')?.[1] ?? ''
+          : url.endsWith('/message:stream')
+            ? 'SendStreamingMessage'
+            : 'SendMessage')
+    const params =
+      rpc?.params ?? (req.method === 'POST' && body !== '' ? (JSON.parse(body) as Rpc['params']) : {})
+    const id = params.id ?? /\/tasks\/([^:]+):/.exec(url)?.[1] ?? ''
     const answer = (result: object) => {
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(JSON.stringify(rpc ? { jsonrpc: '2.0', id: rpc.id, result } : result))
     }
-    if (method === 'SendMessage') {
-      const taskId = randomUUID()
+    const input = params.message?.parts?.[0]?.data ?? {}
+    if (method === 'SendMessage' && input.hold === true) {
+      const taskId = newTaskId()
       streams.set(taskId, new Set())
       answer({ task: taskOf(taskId, 'TASK_STATE_WORKING') })
+      return
+    }
+    if (method === 'SendMessage' || method === 'SendStreamingMessage') {
+      const taskId = newTaskId()
+      const artifacts = artifactsOf(artifactCount(input))
+      const task = { ...taskOf(taskId, 'TASK_STATE_COMPLETED'), artifacts }
+      await store?.write(taskId, task)
+      if (method === 'SendMessage') {
+        answer({ task })
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      let out = frame(rpc?.id, { task: taskOf(taskId, 'TASK_STATE_WORKING') })
+      for (const artifact of artifacts)
+        out += frame(rpc?.id, { artifactUpdate: { taskId, contextId: taskId, artifact } })
+      out += frame(rpc?.id, {
+        statusUpdate: { taskId, contextId: taskId, status: { state: 'TASK_STATE_COMPLETED' } },
+      })
+      res.end(out)
       return
     }
     const open = streams.get(id)
@@ -63,7 +115,9 @@ export const startFloor = async (): Promise<{ base: string; close(): Promise<voi
     req.on('data', (chunk: string) => {
       body += chunk
     })
-    req.on('end', () => handle(req, res, body))
+    req.on('end', () => {
+      handle(req, res, body).catch(() => res.writeHead(500).end())
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
@@ -71,7 +125,10 @@ export const startFloor = async (): Promise<{ base: string; close(): Promise<voi
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
-        server.close(() => resolve())
+        server.close(() => {
+          store?.close()
+          resolve()
+        })
       }),
   }
 }

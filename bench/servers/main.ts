@@ -2,12 +2,12 @@
  * One benchmark server process: `node --import tsx bench/servers/main.ts '<ServerOptions JSON>'`.
  * Prints the ready line once it listens; closes on SIGTERM (a clean exit, so `--cpu-prof` writes).
  */
-import { READY_PREFIX, type ReadyLine, type ServerOptions } from '../protocol.ts'
+import { isFloor, READY_PREFIX, type ReadyLine, type ServerOptions } from '../protocol.ts'
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ServerOptions
 const start = options.target.startsWith('switchboard')
   ? (await import('./switchboard.ts')).startSwitchboard
-  : options.target === 'http-floor'
+  : isFloor(options.target)
     ? (await import('./floor.ts')).startFloor
     : (await import('./sdk.ts')).startSdk
 const server = await start(options)

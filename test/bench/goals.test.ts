@@ -119,12 +119,67 @@ describe('the goals table', () => {
     assert.equal(goal(over, 'memory per open stream (HTTP+JSON)').status, 'not met')
   })
 
+  it('out of reach: not met, and the durable floor measured in the same run misses it too', () => {
+    const floorMisses = aggregate([
+      ...row(send('switchboard-sqlite'), [200, 200, 200]),
+      ...row(send('durable-floor'), [250, 260, 240]),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    const g = goal(floorMisses, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory')
+    assert.equal(g.status, 'out of reach')
+    assert.match(g.floor ?? '', /^2\.50× \(2\.40×–2\.60×\)$/)
+    // The floor reaching it leaves the goal merely not met: the rest is the server's own work.
+    const floorReaches = aggregate([
+      ...row(send('switchboard-sqlite'), [200, 200, 200]),
+      ...row(send('durable-floor'), [1500, 1500, 1500]),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    const reached = goal(floorReaches, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory')
+    assert.equal(reached.status, 'not met')
+    assert.match(reached.floor ?? '', /^15\.0× /)
+    // A noisy floor proves nothing.
+    const noisyFloor = aggregate([
+      ...row(send('switchboard-sqlite'), [200, 200, 200]),
+      ...row(send('durable-floor'), [150, 250, 200]),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    assert.equal(goal(noisyFloor, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').status, 'not met')
+  })
+
+  it('the CPU goal shows the floor’s CPU per send, and is out of reach only if the floor misses it', () => {
+    const results = aggregate([
+      ...row(send('switchboard-sqlite'), [900, 900, 900], 500),
+      ...row(send('durable-floor'), [9000, 9000, 9000], 52),
+    ])
+    const g = goal(results, 'send JSON-RPC: Switchboard SQLite server CPU')
+    assert.equal(g.status, 'not met')
+    assert.equal(g.floor, '52 ms')
+    const heavy = aggregate([
+      ...row(send('switchboard-sqlite'), [900, 900, 900], 500),
+      ...row(send('durable-floor'), [9000, 9000, 9000], 350),
+    ])
+    assert.equal(goal(heavy, 'send JSON-RPC: Switchboard SQLite server CPU').status, 'out of reach')
+  })
+
+  it('has no floor for send-async, PostgreSQL, memory or tokens', () => {
+    const goals = judgeGoals([])
+    for (const g of goals.filter((g) => /^(send-async|tokens|memory)|PostgreSQL/.test(g.goal)))
+      assert.equal(g.floor, undefined, g.goal)
+    assert.ok(
+      goals
+        .filter((g) => /^(send|stream) /.test(g.goal) && !/PostgreSQL/.test(g.goal))
+        .every((g) => g.floor === '–'),
+    )
+  })
+
   it('renders each status, bold unless met', () => {
     const text = renderGoals([
       { goal: 'a', value: '1', status: 'met' },
       { goal: 'b', value: '2', status: 'noisy' },
+      { goal: 'c', value: '3', status: 'out of reach', floor: '2.50×' },
     ])
-    assert.match(text, /\| a \| 1 \| met \|/)
-    assert.match(text, /\| b \| 2 \| \*\*noisy\*\* \|/)
+    assert.match(text, /\| a \| 1 \| {2}\| met \|/)
+    assert.match(text, /\| b \| 2 \| {2}\| \*\*noisy\*\* \|/)
+    assert.match(text, /\| c \| 3 \| 2\.50× \| \*\*out of reach\*\* \|/)
   })
 })

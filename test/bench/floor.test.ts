@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import Database from 'better-sqlite3'
+import { A2aClient, type StreamItem } from '../../bench/client/a2a.ts'
+import { Http } from '../../bench/client/http.ts'
+import { checkCompletedTask, checkStream } from '../../bench/client/verify.ts'
+import { makePlan, targetsFor } from '../../bench/harness/plan.ts'
+import { startFloor } from '../../bench/servers/floor.ts'
+
+/**
+ * The floors are what the goals are read against: their answers must pass the same checks as the
+ * contenders' (a wrong answer would count as an error, not as a floor), and the durable one must
+ * have stored each task before answering.
+ */
+describe('the benchmark floors', () => {
+  let dir: string
+  let floor: Awaited<ReturnType<typeof startFloor>>
+  let http: Http
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchboard-floor-'))
+    floor = await startFloor({ target: 'durable-floor', dataDir: dir })
+    http = new Http(floor.base, 4)
+  })
+  after(async () => {
+    await http.close()
+    await floor.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const storedIds = (): string[] => {
+    const db = new Database(join(dir, 'floor.db'), { readonly: true })
+    try {
+      return (db.prepare('SELECT id FROM tasks').all() as { id: string }[]).map((r) => r.id)
+    } finally {
+      db.close()
+    }
+  }
+
+  for (const binding of ['jsonrpc', 'rest'] as const) {
+    it(`answers send and stream over ${binding} as the checks expect, each task stored first`, async () => {
+      const a2a = new A2aClient(http, binding)
+      const task = await a2a.send({ artifacts: 1 })
+      checkCompletedTask(task, { artifacts: 1, outputArtifact: false })
+      assert.ok(storedIds().includes(task.id))
+      const items: StreamItem[] = []
+      await a2a.stream({ artifacts: 10 }, (item) => items.push(item))
+      checkStream(items, { artifacts: 10, outputArtifact: false })
+      assert.ok(storedIds().includes(items[0]!.task!.id))
+    })
+  }
+
+  it('holds a task until it is cancelled (the subscriber scenario)', async () => {
+    const a2a = new A2aClient(http, 'jsonrpc')
+    const held = await a2a.send({ hold: true })
+    assert.equal(held.status?.state, 'TASK_STATE_WORKING')
+    const items: StreamItem[] = []
+    const subscribed = a2a.subscribe(held.id, (item) => items.push(item))
+    // The cancel may reach the floor before the subscription: then the stream is refused (404).
+    while (items.length === 0) await new Promise((resolve) => setImmediate(resolve))
+    assert.equal((await a2a.cancel(held.id)).status?.state, 'TASK_STATE_CANCELED')
+    await subscribed
+    assert.equal(items.at(-1)?.statusUpdate?.status?.state, 'TASK_STATE_CANCELED')
+  })
+
+  it('run beside the contenders in send and stream over HTTP, and hold streams as the node:http floor', () => {
+    const plan = makePlan({ quick: false })
+    const floorsOf = (scenario: string, binding: string) =>
+      targetsFor(plan, { scenario: scenario as never, binding: binding as never }).filter((t) =>
+        t.endsWith('floor'),
+      )
+    for (const scenario of ['send', 'stream'])
+      for (const binding of ['jsonrpc', 'rest'])
+        assert.deepEqual(floorsOf(scenario, binding), ['http-floor', 'durable-floor'])
+    assert.deepEqual(floorsOf('send', 'grpc'), [])
+    assert.deepEqual(floorsOf('send-async', 'jsonrpc'), [])
+    assert.deepEqual(floorsOf('tokens', 'rest'), [])
+    assert.deepEqual(floorsOf('subscribers', 'jsonrpc'), ['http-floor'])
+    assert.deepEqual(
+      targetsFor(makePlan({ quick: true }), { scenario: 'send', binding: 'jsonrpc' }).filter((t) =>
+        t.endsWith('floor'),
+      ),
+      [],
+    )
+  })
+})
