@@ -22,7 +22,10 @@ import type { PushSql } from './push-sql.ts'
 import { currentTask, readTask, type SqlitePushConfigRow } from './rows.ts'
 import type { TaskSql } from './task-sql.ts'
 
-/** The statements the writers use. Every function here runs inside a group commit's savepoint. */
+/**
+ * The statements the writers use. Every function here runs inside a group commit, which may run it
+ * again after a rollback (GroupCommit in db.ts): it only reads and writes the database.
+ */
 export interface WriteContext {
   tasks: TaskSql
   push: PushSql
