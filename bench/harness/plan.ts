@@ -115,7 +115,7 @@ export const FLOOR_CASES: readonly Case[] = [
   { scenario: 'stream', binding: 'rest' },
 ]
 
-const floorCase = (testCase: Case): boolean =>
+export const floorCase = (testCase: Case): boolean =>
   FLOOR_CASES.some((c) => c.scenario === testCase.scenario && c.binding === testCase.binding)
 
 /**
@@ -128,8 +128,6 @@ export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
   const targets = plan.targets.filter((t) => t !== TRACED || tracedCase(testCase))
   if (testCase.binding === 'clawpedia') return targets.filter((t) => t.startsWith('switchboard'))
   if (testCase.scenario === 'subscribers')
-    return plan.mode === 'quick'
-      ? targets.filter((t) => t !== 'sdk-sqlite' && t !== DURABLE_FLOOR)
-      : targets.filter((t) => t !== DURABLE_FLOOR)
+    return targets.filter((t) => t !== DURABLE_FLOOR && !(plan.mode === 'quick' && t === 'sdk-sqlite'))
   return floorCase(testCase) ? targets : targets.filter((t) => !isFloor(t))
 }

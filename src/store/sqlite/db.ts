@@ -119,20 +119,20 @@ export class GroupCommit {
    */
   #commit(batch: readonly PendingWrite[]): { error: unknown } | undefined {
     const values: unknown[] = []
-    let refused: { error: unknown } | undefined
+    let refused = false
     try {
       this.#transaction(() => {
         for (const write of batch) {
           try {
             values.push(write.body())
           } catch (error) {
-            refused = { error }
+            refused = true
             throw error
           }
         }
       })
     } catch (error) {
-      if (refused === undefined) {
+      if (!refused) {
         // The COMMIT itself failed: nothing of the batch is stored.
         for (const write of batch) write.reject(error)
         return { error }
