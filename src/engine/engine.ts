@@ -25,6 +25,7 @@ import { checkOpenTasks } from './open-tasks.ts'
 import type { AgentRegistry } from './registry.ts'
 import { newTaskHeader } from './task-header.ts'
 import { waitForState } from './wait.ts'
+import { TaskWatch, withWatch } from './watch.ts'
 
 export interface EngineOptions {
   store: Store
@@ -81,6 +82,8 @@ export interface SubmitRequest {
   metadata?: Metadata
   /** The A2A extensions the request activated: recorded with the task, `ctx.extensions` on every run. */
   extensions?: string[]
+  /** A TaskWatch on the new task, opened before it is created, for waitFor or followTask (watch.ts). */
+  watch?: { signal?: AbortSignal }
 }
 
 export interface InputRequest {
@@ -166,7 +169,7 @@ export class Engine {
     return this.#admission.running
   }
 
-  async submit(request: SubmitRequest): Promise<{ task: Task; created: boolean }> {
+  async submit(request: SubmitRequest): Promise<{ task: Task; created: boolean; watch?: TaskWatch }> {
     const agent = this.#agents.get(request.agent)
     const { definition } = agent
     const input = resolveInput(agent, request.input, request.text, agent.validateInput, '/input')
@@ -174,12 +177,14 @@ export class Engine {
     const pushTargets = request.pushTargets ? [...defaults, ...request.pushTargets] : defaults
     const cap = this.#options.maxOpenTasks
     if (cap !== undefined) await checkOpenTasks(this.#store, scopeOf(request.caller), cap)
+    const header = newTaskHeader(request, definition.slug)
+    const watch = request.watch && new TaskWatch(this.#bus, header.id, request.watch.signal)
     const reserved = this.#admission.reserve(definition.slug)
     const askedAt = performance.now()
     let result: Awaited<ReturnType<Store['createTask']>>
     try {
       result = await this.#store.createTask({
-        header: newTaskHeader(request, definition.slug),
+        header,
         input,
         ...(request.text !== undefined && { text: request.text }),
         ...(request.message && { message: request.message }),
@@ -191,9 +196,11 @@ export class Engine {
       })
     } catch (error) {
       if (reserved) this.#admission.unreserve(definition.slug)
+      watch?.close()
       throw error
     }
     if (reserved && !result.leased) this.#admission.unreserve(definition.slug)
+    if (!result.created) watch?.close()
     if (result.created) {
       this.#committed(result.task.id, result.events)
       // The run reads its own copy of the task: the caller's may be folded on (a stream).
@@ -201,7 +208,7 @@ export class Engine {
       if (result.leased) this.#admission.run({ task: own, interrupted: false }, askedAt)
       else this.#bus.announceWork()
     }
-    return { task: result.task, created: result.created }
+    return { task: result.task, created: result.created, ...(watch && result.created && { watch }) }
   }
 
   /** Answers the agent's question: the task resumes (WORKING) and its handler runs again with the answer. */
@@ -299,15 +306,17 @@ export class Engine {
   async followTask(
     scope: Caller,
     taskId: string,
-    options: { afterSeq: number; signal?: AbortSignal; known?: Task },
+    options: { afterSeq: number; signal?: AbortSignal; known?: Task; watch?: TaskWatch },
   ): Promise<AsyncGenerator<FollowedEvent, void, undefined>> {
     const known = options.known?.id === taskId ? options.known : await this.getTask(scope, taskId)
+    const task = await taskAt(this.#store, known, options.afterSeq)
     return followEvents({
       store: this.#store,
       bus: this.#bus,
-      task: await taskAt(this.#store, known, options.afterSeq),
+      task,
       afterSeq: options.afterSeq,
       ...(options.signal && { signal: options.signal }),
+      ...withWatch(options.watch, task, options.known),
     })
   }
 
@@ -315,21 +324,24 @@ export class Engine {
    * Resolves with the task once its state satisfies `until`, or once it is terminal (it will not
    * change again), or when the signal aborts (the task as it is). A state that satisfied `until`
    * only in passing, within one committed batch, may be seen as the state after the batch.
-   * `known`: the task as the caller just had it (a submit's answer), which spares a read.
+   * `known`: the task as the caller just had it (a submit's answer), which spares a read; with the
+   * `watch` that submit opened for it, nothing is read back at all.
    */
   waitFor(
     scope: Caller,
     taskId: string,
     until: (state: TaskState) => boolean,
-    options: { signal?: AbortSignal; known?: Task } = {},
+    options: { signal?: AbortSignal; known?: Task; watch?: TaskWatch } = {},
   ): Promise<Task> {
+    const { watch, ...rest } = options
     return waitForState({
       store: this.#store,
       bus: this.#bus,
       taskId,
       read: () => this.getTask(scope, taskId),
       until,
-      ...options,
+      ...rest,
+      ...withWatch(watch, rest.known, rest.known),
     })
   }
 

@@ -1,10 +1,11 @@
-import type { EventBus } from '../events/contract.ts'
+import type { EventBus, TaskNote } from '../events/contract.ts'
 import type { TaskEvent } from '../model/events.ts'
 import { applyEvent, emptyTask, headerOf } from '../model/fold.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
 import type { Store } from '../store/contract.ts'
 import { LIMITS } from './limits.ts'
+import type { TaskWatch } from './watch.ts'
 
 /**
  * One event of a followed task, with the task as it stood at that event (folded up to and
@@ -23,6 +24,8 @@ export interface FollowOptions {
   /** Yield events with seq greater than this (events up to it are only folded): a Last-Event-ID. */
   afterSeq: number
   signal?: AbortSignal
+  /** Opened before the write that returned `task`: it holds whatever followed, so nothing is read first. */
+  watch?: TaskWatch
 }
 
 /** Events buffered for a slow consumer before it falls back to reading the store: bounded memory, no loss. */
@@ -53,26 +56,31 @@ export const taskAt = async (store: Store, known: Task, afterSeq: number): Promi
  * One path serves replays, live streams and resumes: subscribe to the bus first (so nothing
  * committed meanwhile is missed), read what the store has after the cursor, then serve notes from
  * the bus while they continue the sequence, going back to the store whenever there is a gap
- * (a note from another replica carries no events, or the consumer fell behind).
+ * (a note from another replica carries no events, or the consumer fell behind). A watch opened
+ * before the write that returned the task stands for the subscription and the first read.
  */
 export async function* followEvents(options: FollowOptions): AsyncGenerator<FollowedEvent, void, undefined> {
-  const { store, bus, task, afterSeq, signal } = options
-  if (isTerminal(task.state)) return
+  const { store, bus, task, afterSeq, signal, watch } = options
+  if (isTerminal(task.state)) {
+    watch?.close()
+    return
+  }
   const taskId = task.id
   let inbox: TaskEvent[] = []
-  let mustRead = true
+  let mustRead = watch === undefined
   let wake: (() => void) | undefined
   const rouse = (): void => {
     const resolve = wake
     wake = undefined
     resolve?.()
   }
-  const unsubscribe = bus.subscribe(taskId, (note) => {
+  const listener = (note: TaskNote): void => {
     if (note.seq <= task.version) return
     if (note.events && inbox.length < INBOX_LIMIT) inbox.push(...note.events)
     else mustRead = true
     rouse()
-  })
+  }
+  const unsubscribe = watch ? watch.listen(listener) : bus.subscribe(taskId, listener)
   signal?.addEventListener('abort', rouse)
   try {
     while (!signal?.aborted) {

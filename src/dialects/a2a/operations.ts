@@ -42,6 +42,9 @@ import type {
 } from './wire/shapes.ts'
 import { fromA2aState } from './wire/states.ts'
 
+/** A message taken in: the task, and on a new one the watch opened before it was created. */
+type Accepted = Pick<AcceptedMessage, 'task' | 'watch'>
+
 /** One request's caller as the engine sees it: whose new tasks are, and what it may read and act on. */
 export interface A2aCallers {
   reader: Caller
@@ -253,7 +256,7 @@ export class A2aOperations {
    * Turns a user message into a new task or the answer to a waiting one, idempotent by its messageId
    * unless the server turns that off (message-dedupe.ts): a repeat gets the task as it is now.
    */
-  async #accept(request: SendMessageRequest): Promise<Task> {
+  async #accept(request: SendMessageRequest, signal: AbortSignal): Promise<Accepted> {
     assertRequiredExtensions(this.#extensions)
     const wire = request.message
     const taskId = present(wire.taskId)
@@ -266,8 +269,9 @@ export class A2aOperations {
     const dedupe = this.#server.a2aMessageIdDedupe
     if (taskId === undefined) {
       const { message, input, text } = fromA2aMessage(wire, modes)
-      const { task } = await this.#engine
+      return this.#engine
         .submit({
+          watch: { signal },
           caller: this.#identity,
           agent: this.#agent.slug,
           message,
@@ -280,7 +284,6 @@ export class A2aOperations {
           ...(this.#extensions.activated.length > 0 && { extensions: [...this.#extensions.activated] }),
         })
         .catch(asReusedMessageId(wire.messageId))
-      return task
     }
     const task = await this.#task(taskId, this.#callers.writer)
     if (contextId !== undefined && contextId !== task.contextId) {
@@ -291,9 +294,9 @@ export class A2aOperations {
       )
     }
     const { message, input, text } = fromA2aMessage(wire, modes)
-    if (dedupe && isRepeatedTurn(task, message)) return task
+    if (dedupe && isRepeatedTurn(task, message)) return { task }
     // The engine checks the task can take the answer, and records it with the push config in one transaction.
-    return this.#engine
+    const answered = this.#engine
       .provideInput({
         scope: this.#callers.writer,
         taskId,
@@ -304,6 +307,7 @@ export class A2aOperations {
         ...(target && { pushTargets: [target] }),
       })
       .catch(refusedFollowUp(taskId))
+    return { task: await answered }
   }
 
   #view(task: Task, historyLength?: number): A2aTask {
@@ -326,10 +330,11 @@ export class A2aOperations {
 
   /** A message accepted (a new task, or the answer to one), and what answering it needs. */
   async #accepted(request: SendMessageRequest, signal: AbortSignal): Promise<AcceptedMessage> {
-    const task = await this.#accept(request)
+    const { task, watch } = await this.#accept(request, signal)
     const isNew = present(request.message.taskId) === undefined
     const awaitFirstMove = isNew && this.#agent.directReplies === true
-    return { engine: this.#engine, actor: this.#actor(request), task, signal, awaitFirstMove }
+    const actor = this.#actor(request)
+    return { engine: this.#engine, actor, task, signal, awaitFirstMove, ...(watch && { watch }) }
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Caller, Engine } from '../../engine/engine.ts'
 import type { FollowedEvent } from '../../engine/follow.ts'
+import type { TaskWatch } from '../../engine/watch.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import { streamItemsOf, toA2aReply, toA2aTask } from './mapping.ts'
@@ -33,11 +34,13 @@ export interface AcceptedMessage {
    * `directReplies`), so that a direct reply can be answered as its Message.
    */
   awaitFirstMove: boolean
+  /** Opened on a new task before it was created: whoever follows it takes it over, else it is closed. */
+  watch?: TaskWatch
 }
 
 /** The events after the accepted task's version. */
-const follow = ({ engine, actor, task, signal }: AcceptedMessage) =>
-  engine.followTask(actor, task.id, { afterSeq: task.version, signal, known: task })
+const follow = ({ engine, actor, task, signal, watch }: AcceptedMessage) =>
+  engine.followTask(actor, task.id, { afterSeq: task.version, signal, known: task, ...(watch && { watch }) })
 
 /**
  * SendMessage (A2A §3.1). Blocking: the task once settled. `returnImmediately`: the task as
@@ -47,12 +50,13 @@ const follow = ({ engine, actor, task, signal }: AcceptedMessage) =>
 export const answerMessage = async (
   accepted: AcceptedMessage & { returnImmediately: boolean; view: (task: Task) => A2aTask },
 ): Promise<SendMessageResponse> => {
-  const { engine, actor, task, signal, view } = accepted
+  const { engine, actor, task, signal, view, watch } = accepted
   let answer = task
   if (!settled(task.state) && !accepted.returnImmediately)
-    answer = await engine.waitFor(actor, task.id, settled, { signal, known: task })
+    answer = await engine.waitFor(actor, task.id, settled, { signal, known: task, ...(watch && { watch }) })
   else if (!settled(task.state) && accepted.awaitFirstMove)
     answer = (await firstMove(await follow(accepted))) ?? task
+  else watch?.close()
   const message = toA2aReply(answer)
   return message ? { message } : { task: view(answer) }
 }
@@ -73,6 +77,7 @@ export const streamMessage = async (
 ): Promise<AsyncGenerator<StreamItem>> => {
   const { task: snapshot, baseUrl, historyLength } = accepted
   const reply = toA2aReply(snapshot)
+  if (reply || settled(snapshot.state)) accepted.watch?.close()
   if (reply) return only({ response: { message: reply } })
   const events = settled(snapshot.state) ? undefined : await follow(accepted)
   if (!accepted.awaitFirstMove || !events) return liveStream({ snapshot, events, baseUrl, historyLength })
