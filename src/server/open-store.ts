@@ -16,7 +16,7 @@ import { causeOf, databaseStartupError, StartupError } from './startup-error.ts'
 /** Where the server keeps its data: what `serve` and the commands that share its store (`keys`) are given. */
 export type StoreOptions = Pick<SwitchboardOptions, 'store' | 'dataDir' | 'postgres' | 'tracing'> & {
   /** Told what start-up takes for granted (an empty database file taken as a new one). */
-  log?: Pick<Logger, 'warn'>
+  log?: Pick<Logger, 'warn' | 'error'>
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//
@@ -69,7 +69,12 @@ const openSqlite = (dataDir: string, log: StoreOptions['log'], tracer: Tracer | 
   if (statSync(filename, { throwIfNoEntry: false })?.size === 0)
     log?.warn({ file: filename }, 'the database file is empty (0 bytes): starting with a new database')
   try {
-    return new SqliteStore({ filename, ...(tracer && { tracer }) })
+    return new SqliteStore({
+      filename,
+      ...(tracer && { tracer }),
+      onCheckpointFailure: (error) =>
+        log?.error({ err: error, file: filename }, 'WAL checkpoints moved back to the main thread'),
+    })
   } catch (error) {
     throw databaseStartupError(filename, error)
   }

@@ -10,7 +10,11 @@ it('a 0-byte database file is taken as a new database, and the log says so', asy
   const file = join(dataDir, 'switchboard.db')
   writeFileSync(file, '')
   const warnings: unknown[][] = []
-  const log = { warn: (...args: unknown[]) => warnings.push(args) }
+  const errors: unknown[][] = []
+  const log = {
+    warn: (...args: unknown[]) => warnings.push(args),
+    error: (...args: unknown[]) => errors.push(args),
+  }
   const store = await initStore({ dataDir, log })
   await store.ping()
   await store.close()
@@ -21,5 +25,6 @@ it('a 0-byte database file is taken as a new database, and the log says so', asy
   const again = await initStore({ dataDir, log })
   await again.close()
   assert.equal(warnings.length, 1)
+  assert.deepEqual(errors, [])
   rmSync(dataDir, { recursive: true, force: true })
 })

@@ -15,6 +15,8 @@ export interface SqliteStoreOptions {
    * off and a commit does no tracing work at all.
    */
   tracer?: Tracer
+  /** Told if the WAL checkpoints' worker fails (checkpointer.ts): SQLite's own checkpoints take over. */
+  onCheckpointFailure?: (error: Error) => void
 }
 
 /**
@@ -77,10 +79,13 @@ export class GroupCommit {
   #pending: PendingWrite[] = []
   readonly #db: Database.Database
   readonly #tracer: Tracer | undefined
+  readonly #committed: (() => void) | undefined
 
-  constructor(db: Database.Database, tracer?: Tracer) {
+  /** `committed`: called after each COMMIT that stored something (the checkpointer's cue). */
+  constructor(db: Database.Database, options: { tracer?: Tracer; committed?: () => void } = {}) {
     this.#db = db
-    this.#tracer = tracer
+    this.#tracer = options.tracer
+    this.#committed = options.committed
     const inTransaction = db.transaction((body: () => unknown) => body())
     this.#transaction = <T>(body: () => T): T => inTransaction(body) as T
   }
@@ -101,13 +106,14 @@ export class GroupCommit {
     this.#pending = []
     if (batch.length === 0) return
     if (!this.#tracer) {
-      this.#commit(batch)
+      if (this.#commit(batch) === undefined) this.#committed?.()
       return
     }
     const span = startCommitSpan(this.#tracer, 'sqlite', batch)
     const failure = this.#commit(batch)
     if (failure !== undefined) failCommitSpan(span, failure.error)
     span.end()
+    if (failure === undefined) this.#committed?.()
   }
 
   /**

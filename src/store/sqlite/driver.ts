@@ -36,3 +36,6 @@ export const SqliteDatabase: typeof BetterSqlite3 = loaded.Database
 
 /** Which package `SqliteDatabase` came from: 'better-sqlite3-13' on Node 22 and later, else 'better-sqlite3'. */
 export const SQLITE_DRIVER = loaded.driver
+
+/** Where that package's entry point is: a worker thread loads the same driver from it. */
+export const SQLITE_DRIVER_PATH: string = require.resolve(loaded.driver)

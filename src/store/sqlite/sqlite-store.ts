@@ -27,6 +27,7 @@ import type {
 import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
 import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
+import { Checkpointer } from './checkpointer.ts'
 import { GroupCommit, openDatabase, type SqliteStoreOptions, StatementCache } from './db.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
 import { eventsPage, listTasks } from './list-tasks.ts'
@@ -61,6 +62,7 @@ export class SqliteStore implements Store {
   readonly #statements: StatementCache
   readonly #writes: WriteContext
   readonly #commit: GroupCommit
+  readonly #checkpointer: Checkpointer | undefined
 
   constructor(options: SqliteStoreOptions) {
     this.#db = openDatabase(options)
@@ -72,7 +74,19 @@ export class SqliteStore implements Store {
     this.#retention = retentionSql(this.#db)
     this.#statements = new StatementCache(this.#db)
     this.#writes = { tasks: this.#tasks, push: this.#push }
-    this.#commit = new GroupCommit(this.#db, options.tracer)
+    // An in-memory database has no WAL to copy.
+    if (options.filename !== ':memory:' && options.filename !== '') {
+      this.#checkpointer = new Checkpointer(this.#db, {
+        filename: options.filename,
+        synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
+        ...(options.onCheckpointFailure && { onFailure: options.onCheckpointFailure }),
+      })
+    }
+    const checkpointer = this.#checkpointer
+    this.#commit = new GroupCommit(this.#db, {
+      ...(options.tracer && { tracer: options.tracer }),
+      ...(checkpointer && { committed: () => checkpointer.committed() }),
+    })
   }
 
   async init(): Promise<void> {
@@ -81,6 +95,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.#commit.flush()
+    // The worker's connection first: the last connection to close checkpoints and removes the WAL.
+    await this.#checkpointer?.stop()
     if (this.#db.open) this.#db.close()
   }
 
