@@ -1,10 +1,10 @@
 import type { FileFetcher } from '../agent/context.ts'
 import type { EventBus } from '../events/contract.ts'
 import { isSwitchboardError, SwitchboardError } from '../model/errors.ts'
-import type { EventBody, TaskEvent } from '../model/events.ts'
+import type { EventBody } from '../model/events.ts'
 import { INTERRUPTED_STATES, isTerminal } from '../model/states.ts'
-import type { Task } from '../model/task.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
+import { type CommittedWrite, committedWrite } from './committed.ts'
 import type { EngineLogger } from './logger.ts'
 import type { AgentRegistry } from './registry.ts'
 import type { ResumeReason } from './resume.ts'
@@ -19,7 +19,7 @@ export interface AdmissionOptions {
   leaseMs: number
   pollMs: number
   shutdownGraceMs: number
-  committed: (taskId: string, events: readonly TaskEvent[], task?: Task) => void
+  committed: (taskId: string, write: CommittedWrite) => void
   fetchFile: FileFetcher
   /** What one task's artifacts may take in all (LIMITS.taskArtifactBytes by default). */
   taskArtifactBytes?: number | undefined
@@ -207,7 +207,7 @@ export class Admission {
       store
         .append({ taskId: task.id, events: [body], leaseOwner: owner, releaseLease: true })
         .then((appended) => {
-          committed(task.id, appended.events, appended.task)
+          committed(task.id, committedWrite(appended))
           return 'released'
         })
     if (!agents.has(task.agent)) {
@@ -307,7 +307,7 @@ export class Admission {
             events: [interrupted('the server shut down while the task was running')],
             leaseOwner: owner,
           })
-          committed(run.taskId, appended.events, appended.task)
+          committed(run.taskId, committedWrite(appended))
         } catch (error) {
           logger.warn({ err: error, taskId: run.taskId }, 'could not mark an interrupted task')
         }

@@ -4,11 +4,11 @@ import type { AgentDefinition } from '../agent/define.ts'
 import type { EventBus } from '../events/contract.ts'
 import { type CallerIdentity, scopeOf } from '../model/caller.ts'
 import { SwitchboardError } from '../model/errors.ts'
-import type { JsonObject, TaskEvent } from '../model/events.ts'
+import type { JsonObject } from '../model/events.ts'
 import { fold, headerOf } from '../model/fold.ts'
 import { newId } from '../model/ids.ts'
 import type { Message, Metadata } from '../model/parts.ts'
-import { mayNotify, type PushConfig, type PushTarget } from '../model/push.ts'
+import type { PushConfig, PushTarget } from '../model/push.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../model/states.ts'
 import type { Scope, Task } from '../model/task.ts'
 import { nowIso } from '../model/time.ts'
@@ -16,6 +16,7 @@ import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
 import { readArtifact } from './artifact-content.ts'
+import { type CommittedWrite, committedWrite } from './committed.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
 import { type Idempotency, storedKey } from './idempotency.ts'
@@ -131,7 +132,7 @@ export class Engine {
       leaseMs: options.leaseMs ?? 30_000,
       pollMs: options.pollMs ?? 1_000,
       shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
-      committed: (taskId, events, task) => this.#committed(taskId, events, task),
+      committed: (taskId, write) => this.#committed(taskId, write),
       fetchFile: options.fetchFile ?? refuseFetch,
       taskArtifactBytes: options.taskArtifactBytes,
       inlineFileBytes: options.inlineFileBytes,
@@ -202,7 +203,8 @@ export class Engine {
     if (reserved && !result.leased) this.#admission.unreserve(definition.slug)
     if (!result.created) watch?.close()
     if (result.created) {
-      this.#committed(result.task.id, result.events)
+      // The creation's events only: the task object is the caller's, and may be folded on (a stream).
+      this.#committed(result.task.id, committedWrite(result, false))
       // The run reads its own copy of the task: the caller's may be folded on (a stream).
       const own = fold(headerOf(result.task), result.events)
       if (result.leased) this.#admission.run({ task: own, interrupted: false }, askedAt)
@@ -236,7 +238,7 @@ export class Engine {
     const validate = task.inputSchema ? compileSchema(task.inputSchema) : agent.validateInput
     const fromText = task.inputSchema ? undefined : agent
     const input = resolveInput(fromText, answerInput(request, task), request.text, validate, '/input')
-    const { task: updated, events } = await this.#store.append({
+    const appended = await this.#store.append({
       taskId: task.id,
       scope: request.scope,
       events: [
@@ -251,23 +253,23 @@ export class Engine {
       requestRun: true,
       ...(request.pushTargets && { pushTargets: request.pushTargets }),
     })
-    this.#committed(task.id, events, updated)
+    this.#committed(task.id, committedWrite(appended))
     this.#bus.announceWork()
     // Listeners share the published task and never change it; the caller may fold a stream into its own.
-    return structuredClone(updated)
+    return structuredClone(appended.task)
   }
 
   /** Cancels a task that is not terminal; the handler's signal aborts wherever it runs. */
   async cancel(scope: Caller, taskId: string): Promise<Task> {
     if (scope.agent !== undefined) await this.getTask(scope, taskId)
     try {
-      const { task, events } = await this.#store.append({
+      const appended = await this.#store.append({
         taskId,
         scope,
         events: [{ kind: 'status', state: 'CANCELLED' }],
       })
-      this.#committed(taskId, events, task)
-      return task
+      this.#committed(taskId, committedWrite(appended))
+      return appended.task
     } catch (error) {
       if (error instanceof SwitchboardError && error.code === 'TASK_TERMINAL') {
         throw new SwitchboardError(
@@ -380,7 +382,7 @@ export class Engine {
     await this.#store.deletePushConfig(scope, taskId, configId)
   }
 
-  #committed(taskId: string, events: readonly TaskEvent[], task?: Task): void {
+  #committed(taskId: string, { events, task, outbox }: CommittedWrite): void {
     this.#bus.publish(taskId, events, task)
     // Each state change is an event of the active span (the request's or the run's); none when off.
     const span = trace.getActiveSpan()
@@ -388,9 +390,7 @@ export class Engine {
       for (const e of events)
         if (e.kind === 'status')
           span.addEvent('task.status', { 'switchboard.task.id': taskId, 'switchboard.task.state': e.state })
-    if (this.#options.onOutboxWrite && events.some(mayNotify)) {
-      this.#options.onOutboxWrite()
-    }
+    if (outbox) this.#options.onOutboxWrite?.()
   }
 }
 

@@ -11,6 +11,7 @@ import { assertValidSchema } from '../schema/json-schema.ts'
 import type { Store } from '../store/contract.ts'
 import { authRequiredStatus } from './auth-required.ts'
 import { frozenCaller } from './caller.ts'
+import { type CommittedWrite, committedWrite } from './committed.ts'
 import { answerMessage } from './input.ts'
 import { LIMITS } from './limits.ts'
 import { completion, failure } from './outcome.ts'
@@ -36,7 +37,7 @@ export interface TaskRunOptions {
   /** The lease owner (this replica): every write is guarded by it. */
   owner: string
   /** Called after every committed append (publishes on the bus, wakes the push worker). */
-  committed: (taskId: string, events: readonly TaskEvent[], task?: Task) => void
+  committed: (taskId: string, write: CommittedWrite) => void
   /** Downloads through the server's outbound policy. */
   fetchFile: FileFetcher
   /** What the task's artifacts may take in all (LIMITS.taskArtifactBytes by default). */
@@ -340,8 +341,8 @@ export class TaskRun {
         if (last) this.#released = true
         const { events } = appended
         // A status change folds the task anyway; a log or an artifact alone is not worth folding.
-        const folded = events.some((e) => e.kind === 'status') ? appended.task : undefined
-        this.#options.committed(this.taskId, events, folded)
+        const folded = events.some((e) => e.kind === 'status')
+        this.#options.committed(this.taskId, committedWrite(appended, folded))
         for (const [i, write] of batch.entries()) write.resolve(events[i]!)
       } catch (error) {
         for (const write of batch) write.reject(error)

@@ -174,6 +174,8 @@ export interface CreateTaskResult {
   created: boolean
   /** True when `lease` was requested and granted. */
   leased: boolean
+  /** True when the write enqueued push deliveries: the push worker has rows to claim. */
+  outbox?: boolean
 }
 
 export interface AppendRequest {
@@ -202,6 +204,8 @@ export interface AppendRequest {
 export interface AppendResult {
   task: Task
   events: TaskEvent[]
+  /** True when the write enqueued push deliveries: the push worker has rows to claim. */
+  outbox?: boolean
 }
 
 export interface ListTasksQuery {

@@ -222,9 +222,10 @@ export class PgGroupCommit {
         createTask(this.#ctx, plan).then(write.resolve, write.reject)
         continue
       }
-      const { task, snapshot, configs, events, request } = plan
+      const { task, snapshot, configs, events, request, outbox } = plan
       this.#known.set(task, { snapshot, tenant: task.tenant, owner: task.owner, configs })
-      write.resolve({ task, events, created: true, leased: request.lease !== undefined })
+      const leased = request.lease !== undefined
+      write.resolve({ task, events, created: true, leased, ...(outbox.any && { outbox: true }) })
     }
     for (const { write, plan, known } of appends) {
       if (!written.has(write.request.taskId)) {
@@ -234,7 +235,7 @@ export class PgGroupCommit {
       }
       const configs = plan.added.length > 0 ? [...known.configs, ...plan.added] : known.configs
       this.#known.set(plan.task, { ...known, snapshot: plan.snapshot, configs })
-      write.resolve({ task: plan.task, events: plan.events })
+      write.resolve({ task: plan.task, events: plan.events, ...(plan.outbox.any && { outbox: true }) })
     }
   }
 

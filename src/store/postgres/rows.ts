@@ -18,6 +18,10 @@ export class OutboxRows {
   readonly delivery_events: string[] = []
   readonly delivery_tasks: string[] = []
 
+  get any(): boolean {
+    return this.delivery_ids.length > 0
+  }
+
   add(configs: readonly { id: string; target: PushTarget }[], event: TaskEvent, taskJson: string): void {
     for (const row of outboxRows(configs, event, taskJson)) {
       this.delivery_ids.push(row.id)

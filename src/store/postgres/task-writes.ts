@@ -128,7 +128,7 @@ export const createTask = (ctx: WriteContext, plan: CreatePlan): Promise<CreateT
       work_note: ctx.replicaTag,
     })
     ctx.written?.(task, { snapshot, tenant: task.tenant, owner: task.owner, configs })
-    return { task, events, created: true, leased: lease !== undefined }
+    return { task, events, created: true, leased: lease !== undefined, ...(outbox.any && { outbox: true }) }
   })
 
 /**
@@ -265,5 +265,5 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
       throw new SwitchboardError('VERSION_CONFLICT', `concurrent modification of task ${task.id}`)
     }
     ctx.written?.(task, { snapshot: plan.snapshot, tenant, owner, configs: [...configs, ...added] })
-    return { task, events }
+    return { task, events, ...(outbox.any && { outbox: true }) }
   })

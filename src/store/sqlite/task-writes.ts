@@ -80,12 +80,13 @@ export const createTask = (ctx: WriteContext, request: CreateTaskRequest): Creat
   )
   insertEvents(ctx, task.id, events)
   const configs = addPushConfigs(ctx, task, request.pushTargets, task.createdAt)
+  let outbox = 0
   if (configs.length > 0) {
     // The opening status is a status change like any other: notify it with the task as created.
     const snapshot = JSON.stringify(task)
-    for (const event of events) enqueueDeliveries(ctx, task.id, configs, event, snapshot)
+    for (const event of events) outbox += enqueueDeliveries(ctx, task.id, configs, event, snapshot)
   }
-  return { task, events, created: true, leased: lease !== undefined }
+  return { task, events, created: true, leased: lease !== undefined, ...(outbox > 0 && { outbox: true }) }
 }
 
 /**
@@ -147,12 +148,14 @@ const appendQuiet = (
   const task = listened ? readTask(ctx.tasks, request.taskId) : undefined
   const owner = { id: request.taskId, tenant: head.tenant, owner: head.owner }
   insertEvents(ctx, request.taskId, events)
+  let outbox = 0
   for (const event of events) {
     if (event.kind === 'artifact') insertArtifact(ctx, owner, event.artifact, request.blobs)
     if (task) {
       applyEvent(task, event)
       // Most chunks notify nobody: the task is written out only for an event that may.
-      if (mayNotify(event)) enqueueDeliveries(ctx, request.taskId, configs, event, JSON.stringify(task))
+      if (mayNotify(event))
+        outbox += enqueueDeliveries(ctx, request.taskId, configs, event, JSON.stringify(task))
     }
   }
   // Callers seldom read the task after a log or an artifact: fold it only if one does.
@@ -166,6 +169,7 @@ const appendQuiet = (
     get task() {
       return read()
     },
+    ...(outbox > 0 && { outbox: true }),
   }
 }
 
@@ -180,13 +184,14 @@ const appendFolded = (
   addPushConfigs(ctx, task, request.pushTargets, at)
   const configs = request.events.some(mayNotify) ? pushConfigsOf(ctx, request.taskId) : []
   const events: TaskEvent[] = []
+  let outbox = 0
   for (const body of request.events) {
     const event = stampEvent(body, task.version + 1, at)
     applyEvent(task, event)
     events.push(event)
     if (event.kind === 'artifact') insertArtifact(ctx, task, event.artifact, request.blobs)
     if (configs.length > 0 && mayNotify(event))
-      enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
+      outbox += enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
   }
   insertEvents(ctx, task.id, events)
   const release = request.releaseLease === true && request.leaseOwner !== undefined
@@ -205,7 +210,7 @@ const appendFolded = (
   if (updated.changes !== 1) {
     throw new SwitchboardError('VERSION_CONFLICT', `concurrent modification of task ${task.id}`)
   }
-  return { task, events }
+  return { task, events, ...(outbox > 0 && { outbox: true }) }
 }
 
 export const insertPushConfig = (ctx: WriteContext, task: TaskOwner, config: PushConfig): void => {
@@ -254,9 +259,9 @@ const enqueueDeliveries = (
   configs: readonly PushConfig[],
   event: TaskEvent,
   taskJson: string,
-): void => {
+): number => {
   const rows = outboxRows(configs, event, taskJson)
-  if (rows.length === 0) return
+  if (rows.length === 0) return 0
   const now = Date.now()
   const createdAt = nowIso()
   for (const row of rows) {
@@ -272,6 +277,7 @@ const enqueueDeliveries = (
       now,
     )
   }
+  return rows.length
 }
 
 /**

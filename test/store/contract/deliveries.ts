@@ -1,8 +1,20 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { EventBody } from '../../../src/model/events.ts'
 import { newId } from '../../../src/model/ids.ts'
 import type { Task } from '../../../src/model/task.ts'
-import { A2A, CLAWPEDIA, type CurrentStore, completed, create, sleep, status } from './fixtures.ts'
+import {
+  A2A,
+  CLAWPEDIA,
+  type CurrentStore,
+  completed,
+  create,
+  sleep,
+  status,
+  textArtifact,
+} from './fixtures.ts'
+
+const artifactOf = (taskId: string): EventBody => ({ kind: 'artifact', artifact: textArtifact(taskId) })
 
 const TTL = 60_000
 const HOUR = 3_600_000
@@ -17,6 +29,38 @@ export const deliveryCases = (store: CurrentStore): void => {
     await store().append({ taskId: task.id, events: [completed] })
     return task
   }
+
+  describe('a write says whether it enqueued deliveries (outbox), so the push worker is woken only then', () => {
+    const log = { kind: 'log', level: 'INFO', message: 'm' } as const
+
+    it('creating: only with a target', async () => {
+      assert.ok(!(await create(store())).outbox)
+      assert.equal((await create(store(), { pushTargets: [CLAWPEDIA] })).outbox, true)
+    })
+
+    it('a status change: only on a task with a target, or one the append brings', async () => {
+      const bare = (await create(store())).task
+      assert.ok(!(await store().append({ taskId: bare.id, events: [status('WORKING')] })).outbox)
+      const inline = await store().append({ taskId: bare.id, events: [completed], pushTargets: [CLAWPEDIA] })
+      assert.equal(inline.outbox, true)
+      const { task } = await create(store(), { pushTargets: [CLAWPEDIA] })
+      assert.equal((await store().append({ taskId: task.id, events: [status('WORKING')] })).outbox, true)
+      assert.ok(!(await store().append({ taskId: task.id, events: [log] })).outbox, 'a log notifies nobody')
+    })
+
+    it('an artifact: only to a target that hears artifacts (A2A), quiet or folded', async () => {
+      const heard = (await create(store(), { pushTargets: [A2A] })).task
+      const quiet = await store().append({ taskId: heard.id, events: [artifactOf(heard.id)] })
+      assert.equal(quiet.outbox, true)
+      const withStatus = await store().append({
+        taskId: heard.id,
+        events: [artifactOf(heard.id), status('WORKING')],
+      })
+      assert.equal(withStatus.outbox, true)
+      const deaf = (await create(store(), { pushTargets: [CLAWPEDIA] })).task
+      assert.ok(!(await store().append({ taskId: deaf.id, events: [artifactOf(deaf.id)] })).outbox)
+    })
+  })
 
   describe('claimDeliveries', () => {
     it('hands out only the earliest pending delivery of each (task, config)', async () => {
