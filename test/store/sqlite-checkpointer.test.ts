@@ -63,7 +63,7 @@ const newTask = (): CreateTaskRequest => ({
 describe('SQLite WAL checkpoints on a worker thread', () => {
   it('turn the main connection’s automatic checkpoint off and copy the WAL into the file', async () => {
     const { db, file } = open('copies.db')
-    const checkpointer = new Checkpointer(db, { filename: file, synchronous: 'NORMAL' })
+    const checkpointer = new Checkpointer(db, { filename: file, synchronous: 'NORMAL', everyMs: 0 })
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0)
     const before = sizeOf(file)
     write(db, 4_000)
@@ -78,7 +78,12 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
 
   it('checkpoint once on the main thread when the worker reports the WAL past its bound', async () => {
     const { db, file, pragmas } = open('bound.db')
-    const checkpointer = new Checkpointer(db, { filename: file, synchronous: 'NORMAL', walBoundFrames: 100 })
+    const checkpointer = new Checkpointer(db, {
+      filename: file,
+      synchronous: 'NORMAL',
+      walBoundFrames: 100,
+      everyMs: 0,
+    })
     write(db, 1_000)
     checkpointer.committed()
     await checkpointer.settled()
@@ -102,6 +107,7 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
       // The worker opens the file with fileMustExist: this one does not.
       filename: join(dir, 'missing', 'nothing.db'),
       synchronous: 'NORMAL',
+      everyMs: 0,
       onFailure: (error) => failures.push(error),
     })
     checkpointer.committed()
@@ -116,7 +122,9 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
   it('a closed store leaves no WAL behind: the worker’s connection closes first', async () => {
     const file = join(dir, 'closed.db')
     const store = new SqliteStore({ filename: file })
-    await store.createTask(newTask())
+    // Writes past the first 100 ms after opening: the last one's commit has started the worker.
+    const opened = performance.now()
+    while (performance.now() - opened < 150) await store.createTask(newTask())
     await store.close()
     assert.equal(existsSync(`${file}-wal`), false)
   })
@@ -125,8 +133,12 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
     const file = join(dir, 'left-open.db')
     const script = `
       import { SqliteStore } from ${JSON.stringify(new URL('../../src/store/sqlite/sqlite-store.ts', import.meta.url).pathname)}
+      import { randomUUID } from 'node:crypto'
       const store = new SqliteStore({ filename: ${JSON.stringify(file)} })
-      await store.createTask(${JSON.stringify(newTask())})
+      const opened = performance.now()
+      const header = ${JSON.stringify(newTask().header)}
+      while (performance.now() - opened < 150)
+        await store.createTask({ header: { ...header, id: randomUUID() }, input: {} })
       console.log('done')
     `
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -44,6 +44,8 @@ export interface CheckpointerOptions {
   onFailure?: (error: Error) => void
   /** WAL frames past which the main thread checkpoints too; default WAL_BOUND_FRAMES. */
   walBoundFrames?: number
+  /** The least time between two checkpoints, and from opening to the first; default CHECKPOINT_EVERY_MS. */
+  everyMs?: number
 }
 
 /**
@@ -52,7 +54,9 @@ export interface CheckpointerOptions {
  * `synchronous=NORMAL` it syncs the WAL and the database file, and the event loop waits on the
  * disk. Here the main connection's automatic checkpoint is off and a second connection does the
  * copying; the durability of each commit is unchanged (a commit is durable in the WAL, as before).
- * If the worker fails, the main connection's automatic checkpoint is turned back on.
+ * If the worker fails, the main connection's automatic checkpoint is turned back on. The worker
+ * starts with the first checkpoint, no sooner than `everyMs` after opening: a store that is done
+ * writing by then (a CLI command, a test) never starts one, and its close checkpoints as before.
  */
 export class Checkpointer {
   readonly #db: Database.Database
@@ -61,7 +65,8 @@ export class Checkpointer {
   #running = false
   /** Who waits for the checkpoint under way (settled()). */
   #waiting: (() => void)[] = []
-  #askedAt = Number.NEGATIVE_INFINITY
+  #askedAt: number
+  readonly #everyMs: number
   /** The worker saw the WAL past WAL_BOUND_FRAMES: the next commit checkpoints on this thread. */
   #behind = false
   #stopped = false
@@ -69,6 +74,8 @@ export class Checkpointer {
   constructor(db: Database.Database, options: CheckpointerOptions) {
     this.#db = db
     this.#options = options
+    this.#everyMs = options.everyMs ?? CHECKPOINT_EVERY_MS
+    this.#askedAt = options.everyMs === 0 ? Number.NEGATIVE_INFINITY : performance.now()
     db.pragma('wal_autocheckpoint = 0')
     db.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
   }
@@ -81,7 +88,7 @@ export class Checkpointer {
       this.#db.pragma('wal_checkpoint(PASSIVE)')
     }
     const now = performance.now()
-    if (this.#running || now - this.#askedAt < CHECKPOINT_EVERY_MS) return
+    if (this.#running || now - this.#askedAt < this.#everyMs) return
     this.#askedAt = now
     this.#running = true
     this.#start().postMessage('checkpoint')
