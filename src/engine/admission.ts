@@ -4,7 +4,7 @@ import { isSwitchboardError, SwitchboardError } from '../model/errors.ts'
 import type { EventBody } from '../model/events.ts'
 import { INTERRUPTED_STATES, isTerminal } from '../model/states.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
-import { type CommittedWrite, committedWrite } from './committed.ts'
+import type { CommittedWrite } from './committed.ts'
 import type { EngineLogger } from './logger.ts'
 import type { AgentRegistry } from './registry.ts'
 import type { ResumeReason } from './resume.ts'
@@ -207,7 +207,7 @@ export class Admission {
       store
         .append({ taskId: task.id, events: [body], leaseOwner: owner, releaseLease: true })
         .then((appended) => {
-          committed(task.id, committedWrite(appended))
+          committed(task.id, appended)
           return 'released'
         })
     if (!agents.has(task.agent)) {
@@ -307,7 +307,7 @@ export class Admission {
             events: [interrupted('the server shut down while the task was running')],
             leaseOwner: owner,
           })
-          committed(run.taskId, committedWrite(appended))
+          committed(run.taskId, appended)
         } catch (error) {
           logger.warn({ err: error, taskId: run.taskId }, 'could not mark an interrupted task')
         }

@@ -16,7 +16,7 @@ import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
 import { readArtifact } from './artifact-content.ts'
-import { type CommittedWrite, committedWrite } from './committed.ts'
+import type { CommittedWrite } from './committed.ts'
 import { Deliveries } from './deliveries.ts'
 import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
 import { type Idempotency, storedKey } from './idempotency.ts'
@@ -201,16 +201,17 @@ export class Engine {
       throw error
     }
     if (reserved && !result.leased) this.#admission.unreserve(definition.slug)
-    if (!result.created) watch?.close()
-    if (result.created) {
-      // The creation's events only: the task object is the caller's, and may be folded on (a stream).
-      this.#committed(result.task.id, committedWrite(result, false))
-      // The run reads its own copy of the task: the caller's may be folded on (a stream).
-      const own = fold(headerOf(result.task), result.events)
-      if (result.leased) this.#admission.run({ task: own, interrupted: false }, askedAt)
-      else this.#bus.announceWork()
+    if (!result.created) {
+      watch?.close()
+      return { task: result.task, created: false }
     }
-    return { task: result.task, created: result.created, ...(watch && result.created && { watch }) }
+    // The creation's events only: the task object is the caller's, and may be folded on (a stream).
+    this.#committed(result.task.id, { events: result.events, outbox: result.outbox === true })
+    // The run reads its own copy of the task: the caller's may be folded on (a stream).
+    const own = fold(headerOf(result.task), result.events)
+    if (result.leased) this.#admission.run({ task: own, interrupted: false }, askedAt)
+    else this.#bus.announceWork()
+    return { task: result.task, created: true, ...(watch && { watch }) }
   }
 
   /** Answers the agent's question: the task resumes (WORKING) and its handler runs again with the answer. */
@@ -253,7 +254,7 @@ export class Engine {
       requestRun: true,
       ...(request.pushTargets && { pushTargets: request.pushTargets }),
     })
-    this.#committed(task.id, committedWrite(appended))
+    this.#committed(task.id, appended)
     this.#bus.announceWork()
     // Listeners share the published task and never change it; the caller may fold a stream into its own.
     return structuredClone(appended.task)
@@ -268,7 +269,7 @@ export class Engine {
         scope,
         events: [{ kind: 'status', state: 'CANCELLED' }],
       })
-      this.#committed(taskId, committedWrite(appended))
+      this.#committed(taskId, appended)
       return appended.task
     } catch (error) {
       if (error instanceof SwitchboardError && error.code === 'TASK_TERMINAL') {

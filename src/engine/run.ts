@@ -11,7 +11,7 @@ import { assertValidSchema } from '../schema/json-schema.ts'
 import type { Store } from '../store/contract.ts'
 import { authRequiredStatus } from './auth-required.ts'
 import { frozenCaller } from './caller.ts'
-import { type CommittedWrite, committedWrite } from './committed.ts'
+import type { CommittedWrite } from './committed.ts'
 import { answerMessage } from './input.ts'
 import { LIMITS } from './limits.ts'
 import { completion, failure } from './outcome.ts'
@@ -340,9 +340,10 @@ export class TaskRun {
         })
         if (last) this.#released = true
         const { events } = appended
-        // A status change folds the task anyway; a log or an artifact alone is not worth folding.
+        // A status change folds the task anyway; a log or an artifact alone is not worth folding
+        // (a quiet append's task is folded only when read).
         const folded = events.some((e) => e.kind === 'status')
-        this.#options.committed(this.taskId, committedWrite(appended, folded))
+        this.#options.committed(this.taskId, folded ? appended : { events, outbox: appended.outbox === true })
         for (const [i, write] of batch.entries()) write.resolve(events[i]!)
       } catch (error) {
         for (const write of batch) write.reject(error)

@@ -65,8 +65,9 @@ export class Checkpointer {
   #running = false
   /** Who waits for the checkpoint under way (settled()). */
   #waiting: (() => void)[] = []
-  #askedAt: number
+  #askedAt = performance.now()
   readonly #everyMs: number
+  readonly #walBoundFrames: number
   /** The worker saw the WAL past WAL_BOUND_FRAMES: the next commit checkpoints on this thread. */
   #behind = false
   #stopped = false
@@ -75,7 +76,7 @@ export class Checkpointer {
     this.#db = db
     this.#options = options
     this.#everyMs = options.everyMs ?? CHECKPOINT_EVERY_MS
-    this.#askedAt = options.everyMs === 0 ? Number.NEGATIVE_INFINITY : performance.now()
+    this.#walBoundFrames = options.walBoundFrames ?? WAL_BOUND_FRAMES
     db.pragma('wal_autocheckpoint = 0')
     db.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
   }
@@ -121,7 +122,7 @@ export class Checkpointer {
     worker.on('message', (answer: { frames: number } | { failure: string }) => {
       this.#running = false
       if ('failure' in answer) this.#fail(new Error(`WAL checkpoint failed: ${answer.failure}`))
-      else if (answer.frames > (this.#options.walBoundFrames ?? WAL_BOUND_FRAMES)) this.#behind = true
+      else if (answer.frames > this.#walBoundFrames) this.#behind = true
       this.#settle()
     })
     worker.on('error', (error) => this.#fail(error))

@@ -75,14 +75,15 @@ export class SqliteStore implements Store {
     this.#statements = new StatementCache(this.#db)
     this.#writes = { tasks: this.#tasks, push: this.#push }
     // An in-memory database has no WAL to copy.
-    if (options.filename !== ':memory:' && options.filename !== '') {
-      this.#checkpointer = new Checkpointer(this.#db, {
-        filename: options.filename,
-        synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
-        ...(options.onCheckpointFailure && { onFailure: options.onCheckpointFailure }),
-      })
-    }
-    const checkpointer = this.#checkpointer
+    const checkpointer =
+      options.filename === ':memory:' || options.filename === ''
+        ? undefined
+        : new Checkpointer(this.#db, {
+            filename: options.filename,
+            synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
+            ...(options.onCheckpointFailure && { onFailure: options.onCheckpointFailure }),
+          })
+    this.#checkpointer = checkpointer
     this.#commit = new GroupCommit(this.#db, {
       ...(options.tracer && { tracer: options.tracer }),
       ...(checkpointer && { committed: () => checkpointer.committed() }),
