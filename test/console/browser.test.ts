@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { createApiKey } from '../../src/identity/api-keys.ts'
 import { browserMissing, launchChromium } from '../helpers/browser.ts'
-import { request, startServer, type TestServer } from '../helpers/server.ts'
+import { eventually, request, startServer, type TestServer } from '../helpers/server.ts'
 
 const skip = browserMissing()
 
@@ -35,8 +35,22 @@ const failingEndpoint = async () => {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     calls: () => calls,
+    /** Fails, rather than hangs, when the calls never come (30 s: a loaded CI machine). */
     reached: (n: number) =>
-      new Promise<void>((resolve) => (calls >= n ? resolve() : waiters.push({ n, resolve }))),
+      new Promise<void>((resolve, reject) => {
+        if (calls >= n) return resolve()
+        const timer = setTimeout(
+          () => reject(new Error(`endpoint called ${calls} times, expected ${n}`)),
+          30_000,
+        )
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer)
+            resolve()
+          },
+        })
+      }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
@@ -216,14 +230,38 @@ describe('the console in a browser', { skip }, () => {
     await page.getByRole('alert').filter({ hasText: '401' }).waitFor()
   })
 
+  /** The outbox's counts once nothing is pending or in flight: a retry's count is known only then. */
+  const outboxSettled = () =>
+    eventually(
+      async () => {
+        const stats = await request<{ counts: Record<string, number> }>(
+          `${server.url}/admin/deliveries/stats`,
+          { headers: bearer(ADMIN_TOKEN) },
+        )
+        assert.equal(stats.status, 200)
+        return (stats.body.counts.pending ?? 0) === 0 ? stats.body.counts : undefined
+      },
+      30_000,
+      'an outbox with nothing pending',
+    )
+
   it('shows dead letters with their last error and retries one; a non-admin is told why it sees none', async () => {
-    const before = endpoint.calls()
     const created = await request(`${server.url}/agents/python-script-generator/tasks`, {
       body: { input: { topic: 'ferries', filename: 'ferries.py' } },
       headers: bearer(keys.alice),
     })
     assert.equal(created.status, 202)
-    await endpoint.reached(before + 1)
+    const taskUrl = `${server.url}/agents/python-script-generator/tasks/${created.body.task_id}`
+    // Every notification of the task is enqueued once it has ended; each dies at its one attempt.
+    await eventually(
+      async () => {
+        const task = await request(taskUrl, { method: 'GET', headers: bearer(keys.alice) })
+        return task.body.status === 'COMPLETED' ? task : undefined
+      },
+      30_000,
+      'the task to complete',
+    )
+    await outboxSettled()
 
     const alice = await signedIn(keys.alice, '/console/push')
     await alice.getByText(/The push outbox is for operators/).waitFor()
@@ -235,11 +273,25 @@ describe('the console in a browser', { skip }, () => {
     await row.getByRole('button', { name: /^Retry delivery/ }).click()
     // The retried delivery is sent again (and, the endpoint still down, dies again).
     await endpoint.reached(reachedBeforeRetry + 1)
-    // Retry all: every dead letter listed is sent again.
-    const dead = await ops.locator('tr[data-delivery]').count()
+    const { dead } = await outboxSettled()
+    assert.ok(dead !== undefined && dead > 0)
+    // Retry all: every dead letter is sent again, once the page lists exactly the dead in the store.
+    // A refresh that began while the retried delivery was in flight may count it dead and not list
+    // it (the page reads the counts and the lists in parallel): the next refresh (2 s) agrees.
+    const summary = new RegExp(`^Outbox: 0 pending, \\d+ delivered, ${dead} dead\\.$`)
+    await eventually(
+      async () =>
+        (await ops.getByText(summary).count()) === 1 &&
+        (await ops.locator('tr[data-delivery]').count()) === dead
+          ? true
+          : undefined,
+      30_000,
+      `the page to list the ${dead} dead letters`,
+    )
     const beforeAll = endpoint.calls()
     await ops.getByRole('button', { name: 'Retry all dead letters' }).click()
     await endpoint.reached(beforeAll + dead)
+    assert.equal((await outboxSettled()).dead, dead)
   })
 })
 
