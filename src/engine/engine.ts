@@ -18,7 +18,7 @@ import { Admission } from './admission.ts'
 import { readArtifact } from './artifact-content.ts'
 import type { CommittedWrite } from './committed.ts'
 import { Deliveries } from './deliveries.ts'
-import { type FollowedEvent, followEvents, taskAt } from './follow.ts'
+import { TaskFollower, taskAt } from './follow.ts'
 import { type Idempotency, storedKey } from './idempotency.ts'
 import { answerInput, resolveInput } from './input.ts'
 import { type EngineLogger, silentLogger } from './logger.ts'
@@ -310,10 +310,10 @@ export class Engine {
     scope: Caller,
     taskId: string,
     options: { afterSeq: number; signal?: AbortSignal; known?: Task; watch?: TaskWatch },
-  ): Promise<AsyncGenerator<FollowedEvent, void, undefined>> {
+  ): Promise<TaskFollower> {
     const known = options.known?.id === taskId ? options.known : await this.getTask(scope, taskId)
     const task = await taskAt(this.#store, known, options.afterSeq)
-    return followEvents({
+    return new TaskFollower({
       store: this.#store,
       bus: this.#bus,
       task,

@@ -49,6 +49,10 @@ export const taskAt = async (store: Store, known: Task, afterSeq: number): Promi
   return task
 }
 
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined })
+
+type Step = IteratorResult<FollowedEvent, undefined>
+
 /**
  * Every event of a task after its version, in order, once each, folded into the task; yields those
  * after `afterSeq`, and ends after the terminal status (at once when the task already is terminal).
@@ -58,65 +62,188 @@ export const taskAt = async (store: Store, known: Task, afterSeq: number): Promi
  * the bus while they continue the sequence, going back to the store whenever there is a gap
  * (a note from another replica carries no events, or the consumer fell behind). A watch opened
  * before the write that returned the task stands for the subscription and the first read.
+ *
+ * An iterator object rather than an async generator: an open stream spends its life waiting in
+ * here, and a suspended generator (its frame, its request queue, the promise chain of each layer
+ * above it) costs more per stream than these few fields. It subscribes at the first `next()`;
+ * `return()` ends it at once, even while a `next()` waits, which resolves as done. One `next()`
+ * at a time, as `for await` calls it.
  */
-export async function* followEvents(options: FollowOptions): AsyncGenerator<FollowedEvent, void, undefined> {
-  const { store, bus, task, afterSeq, signal, watch } = options
-  if (isTerminal(task.state)) {
-    watch?.close()
-    return
+export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefined, undefined> {
+  readonly #store: Store
+  readonly #bus: EventBus
+  readonly #task: Task
+  readonly #afterSeq: number
+  readonly #signal: AbortSignal | undefined
+  #watch: TaskWatch | undefined
+  #opened = false
+  #done = false
+  /** Set by the terminal event: the next call ends. */
+  #ending = false
+  /** Notes' events not yet folded, and whether the store must be read first (a gap, or no watch). */
+  #inbox: TaskEvent[] = []
+  #mustRead: boolean
+  /** The events being handed out, and whether they came from the store (no gap check needed). */
+  #batch: readonly TaskEvent[] = []
+  #batchAt = 0
+  #batchRead = false
+  /** A full page was read: read again before serving notes. */
+  #readMore = false
+  #wake: (() => void) | undefined
+  #unsubscribe: (() => void) | undefined
+  #onAbort: (() => void) | undefined
+
+  constructor(options: FollowOptions) {
+    this.#store = options.store
+    this.#bus = options.bus
+    this.#task = options.task
+    this.#afterSeq = options.afterSeq
+    this.#signal = options.signal
+    this.#watch = options.watch
+    this.#mustRead = options.watch === undefined
   }
-  const taskId = task.id
-  let inbox: TaskEvent[] = []
-  let mustRead = watch === undefined
-  let wake: (() => void) | undefined
-  const rouse = (): void => {
-    const resolve = wake
-    wake = undefined
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  next(): Promise<Step> {
+    try {
+      const step = this.#step()
+      return step instanceof Promise ? step : Promise.resolve(step)
+    } catch (error) {
+      this.#finish()
+      return Promise.reject(error)
+    }
+  }
+
+  return(): Promise<Step> {
+    this.#finish()
+    return Promise.resolve(DONE)
+  }
+
+  #open(): void {
+    this.#opened = true
+    if (isTerminal(this.#task.state)) {
+      this.#watch?.close()
+      this.#done = true
+      return
+    }
+    // Inline, unnamed closures and no arrow-function fields: under tsx (which keeps names) a named
+    // closure gets a defineProperty that costs it 256 bytes, for as long as the stream is open.
+    this.#unsubscribe = this.#watch
+      ? this.#watch.listen((note) => this.#note(note))
+      : this.#bus.subscribe(this.#task.id, (note) => this.#note(note))
+    this.#watch = undefined
+    if (this.#signal) {
+      this.#onAbort = () => this.#rouse()
+      this.#signal.addEventListener('abort', this.#onAbort)
+    }
+  }
+
+  #note(note: TaskNote): void {
+    if (note.seq <= this.#task.version) return
+    if (note.events && this.#inbox.length < INBOX_LIMIT) this.#inbox.push(...note.events)
+    else this.#mustRead = true
+    this.#rouse()
+  }
+
+  /** Wakes a `next()` waiting for a note (or for the end). */
+  #rouse(): void {
+    const resolve = this.#wake
+    this.#wake = undefined
     resolve?.()
   }
-  const listener = (note: TaskNote): void => {
-    if (note.seq <= task.version) return
-    if (note.events && inbox.length < INBOX_LIMIT) inbox.push(...note.events)
-    else mustRead = true
-    rouse()
-  }
-  const unsubscribe = watch ? watch.listen(listener) : bus.subscribe(taskId, listener)
-  signal?.addEventListener('abort', rouse)
-  try {
-    while (!signal?.aborted) {
-      if (mustRead) {
-        mustRead = false
-        inbox = []
-        const events = await store.readEvents(taskId, task.version, LIMITS.eventReadBatch)
-        for (const event of events) {
-          applyEvent(task, event)
-          if (event.seq > afterSeq) yield { event, task }
-          if (isTerminalEvent(event)) return
-        }
-        if (events.length === LIMITS.eventReadBatch) mustRead = true
-        continue
+
+  /** The next result, or a promise of it when it waits for the store or the bus. */
+  #step(): Step | Promise<Step> {
+    if (!this.#opened) this.#open()
+    const task = this.#task
+    for (;;) {
+      if (this.#done || this.#ending || this.#signal?.aborted) {
+        this.#finish()
+        return DONE
       }
-      if (inbox.length > 0) {
-        const batch = inbox
-        inbox = []
-        for (const event of batch) {
+      while (this.#batchAt < this.#batch.length) {
+        const event = this.#batch[this.#batchAt++]!
+        if (!this.#batchRead) {
           if (event.seq <= task.version) continue
           if (event.seq !== task.version + 1) {
-            mustRead = true
+            this.#mustRead = true
+            this.#batch = []
             break
           }
-          applyEvent(task, event)
-          if (event.seq > afterSeq) yield { event, task }
-          if (isTerminalEvent(event)) return
         }
+        applyEvent(task, event)
+        if (isTerminalEvent(event)) this.#ending = true
+        if (event.seq > this.#afterSeq) return { done: false, value: { event, task } }
+        if (this.#ending) break
+      }
+      if (this.#ending) continue
+      if (this.#readMore) {
+        this.#readMore = false
+        this.#mustRead = true
+      }
+      if (this.#mustRead) {
+        this.#mustRead = false
+        this.#inbox = []
+        return this.#after(
+          this.#store.readEvents(task.id, task.version, LIMITS.eventReadBatch).then((events) => {
+            this.#take(events, true)
+            this.#readMore = events.length === LIMITS.eventReadBatch
+          }),
+        )
+      }
+      if (this.#inbox.length > 0) {
+        this.#take(this.#inbox, false)
+        this.#inbox = []
         continue
       }
-      await new Promise<void>((resolve) => {
-        wake = resolve
-      })
+      return this.#after(
+        new Promise<void>((resolve) => {
+          this.#wake = resolve
+        }),
+      )
     }
-  } finally {
-    unsubscribe()
-    signal?.removeEventListener('abort', rouse)
+  }
+
+  /** Steps on once `waited` settles; a failure ends the follower and is the caller's. */
+  #after(waited: Promise<void>): Promise<Step> {
+    return waited.then(
+      () => {
+        try {
+          return this.#step()
+        } catch (error) {
+          this.#finish()
+          throw error
+        }
+      },
+      (error: unknown) => {
+        this.#finish()
+        throw error
+      },
+    )
+  }
+
+  #take(events: readonly TaskEvent[], read: boolean): void {
+    this.#batch = events
+    this.#batchAt = 0
+    this.#batchRead = read
+  }
+
+  #finish(): void {
+    if (!this.#opened) {
+      this.#opened = true
+      this.#watch?.close()
+      this.#watch = undefined
+    }
+    this.#done = true
+    this.#batch = []
+    this.#inbox = []
+    this.#unsubscribe?.()
+    this.#unsubscribe = undefined
+    if (this.#onAbort) this.#signal?.removeEventListener('abort', this.#onAbort)
+    this.#onAbort = undefined
+    this.#rouse()
   }
 }

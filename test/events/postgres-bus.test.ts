@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import pg from 'pg'
-import { followEvents } from '../../src/engine/follow.ts'
+import { TaskFollower } from '../../src/engine/follow.ts'
 import type { TaskNote } from '../../src/events/contract.ts'
 import { PostgresBus } from '../../src/events/postgres-bus.ts'
 import type { TaskEvent } from '../../src/model/events.ts'
@@ -125,7 +125,7 @@ describe('PostgreSQL bus', { skip: pgSkip }, () => {
       const { task } = await create(stores.a)
       const followed: TaskEvent[] = []
       const following = (async () => {
-        for await (const { event } of followEvents({
+        for await (const { event } of new TaskFollower({
           store: stores.b,
           bus: buses.b,
           task: emptyTask(headerOf(task)),

@@ -103,8 +103,12 @@ export const a2aJsonRpcRoutes = async (
       reply,
       server,
       items,
-      encode: (item) => encodeJsonRpcResult(id, resultOf(item)),
-      encodeError: (failure) => ({ event: 'error', data: encodeJsonRpcError(id, errorOf(failure)) }),
+      encode(item) {
+        return encodeJsonRpcResult(id, resultOf(item))
+      },
+      encodeError(failure) {
+        return { event: 'error', data: encodeJsonRpcError(id, errorOf(failure)) }
+      },
     })
 
   // Reached only by what fails before the handler: malformed JSON (-32700), a body too large, and

@@ -16,7 +16,7 @@ import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
 import { type A2aPushTarget, asV03PushTarget } from './push-target.ts'
 import { type AcceptedMessage, answerMessage, streamMessage } from './replies.ts'
-import { liveStream, resumedStream } from './stream.ts'
+import { liveStream, type StreamItems, updates } from './stream.ts'
 import { assertTenant } from './tenant.ts'
 import {
   checkCancelTask,
@@ -37,7 +37,6 @@ import type {
   ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
   SendMessageResponse,
-  StreamItem,
   TaskPushNotificationConfig,
 } from './wire/shapes.ts'
 import { fromA2aState } from './wire/states.ts'
@@ -105,7 +104,7 @@ export class A2aOperations {
     return answerMessage({ ...(await this.#accepted(request, signal)), returnImmediately, view })
   }
 
-  async openMessageStream(params: unknown, signal: AbortSignal): Promise<AsyncGenerator<StreamItem>> {
+  async openMessageStream(params: unknown, signal: AbortSignal): Promise<StreamItems> {
     assertStreaming(this.#agent)
     const request = checkSendMessage(params)
     const { historyLength } = request.configuration ?? {}
@@ -169,7 +168,7 @@ export class A2aOperations {
     params: unknown,
     resumeAfter: number | undefined,
     signal: AbortSignal,
-  ): Promise<AsyncGenerator<StreamItem>> {
+  ): Promise<StreamItems> {
     assertStreaming(this.#agent)
     const { id, tenant } = checkSubscribe(params)
     this.#tenant(tenant, id)
@@ -180,7 +179,10 @@ export class A2aOperations {
         signal,
         known: task,
       })
-      return resumedStream(events, this.baseUrl)
+      // Beyond the spec: a resumed subscription (Last-Event-ID) replays exactly the events after
+      // that sequence, with no Task snapshot, so a client that kept its state misses nothing and
+      // sees nothing twice; each update shows the task as it was at that event.
+      return updates(events, this.baseUrl)
     }
     if (isTerminal(task.state)) {
       throw new SwitchboardError(

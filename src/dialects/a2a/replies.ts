@@ -4,7 +4,7 @@ import type { TaskWatch } from '../../engine/watch.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import { streamItemsOf, toA2aReply, toA2aTask } from './mapping.ts'
-import { endsStream, liveStream, updates } from './stream.ts'
+import { endsStream, liveStream, type StreamItems, updates } from './stream.ts'
 import type { A2aTask, SendMessageResponse, StreamItem } from './wire/shapes.ts'
 
 /**
@@ -74,7 +74,7 @@ const firstMove = async (events: AsyncIterable<FollowedEvent>): Promise<Task | u
  */
 export const streamMessage = async (
   accepted: AcceptedMessage & { baseUrl: string; historyLength: number | undefined },
-): Promise<AsyncGenerator<StreamItem>> => {
+): Promise<StreamItems> => {
   const { task: snapshot, baseUrl, historyLength } = accepted
   const reply = toA2aReply(snapshot)
   if (reply || settled(snapshot.state)) accepted.watch?.close()

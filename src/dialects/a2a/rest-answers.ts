@@ -42,8 +42,12 @@ export const restAnswers = (server: ServerContext, version: RestAnswerVersion) =
       reply,
       server,
       items,
-      encode: (item) => version.encode(item.response),
-      encodeError: (failure) => ({ event: 'error', data: JSON.stringify(version.errorBody(failure)) }),
+      encode(item) {
+        return version.encode(item.response)
+      },
+      encodeError(failure) {
+        return { event: 'error', data: JSON.stringify(version.errorBody(failure)) }
+      },
     }),
   signalOf: (reply: FastifyReply): AbortSignal => disconnectSignal(reply.raw),
   noRoute: (request: FastifyRequest) =>

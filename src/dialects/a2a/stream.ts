@@ -24,46 +24,86 @@ export interface LiveStreamOptions {
   historyLength?: number | undefined
 }
 
+/** A stream's items, as the dialects' stream writers take them. */
+export type StreamItems = AsyncIterableIterator<StreamItem, undefined, undefined>
+
 /**
  * The Task first, then every later event as updates, until the task is terminal or waits for input.
  * The first item is made now, before the events fold on into the snapshot (the caller hands it
  * over: a task it read or created for this stream), so an open stream holds one copy.
  */
-export const liveStream = (options: LiveStreamOptions): AsyncGenerator<StreamItem> => {
+export const liveStream = (options: LiveStreamOptions): StreamItems => {
   const { snapshot, events, baseUrl } = options
   const first: StreamItem = {
     id: snapshot.version,
     response: { task: toA2aTask(snapshot, { baseUrl, historyLength: options.historyLength }) },
   }
-  return firstThenUpdates(first, events, baseUrl)
+  return new UpdateItems({ first, events, baseUrl })
 }
 
-async function* firstThenUpdates(
-  first: StreamItem,
-  events: AsyncIterable<FollowedEvent> | undefined,
-  baseUrl: string,
-): AsyncGenerator<StreamItem> {
-  yield first
-  if (events) yield* updates(events, baseUrl)
-}
+/** The followed events as updates, with no Task first (a resumed subscription, the rest of a stream). */
+export const updates = (events: AsyncIterable<FollowedEvent>, baseUrl: string): StreamItems =>
+  new UpdateItems({ events, baseUrl })
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined })
 
 /**
- * Beyond the spec: a resumed subscription (Last-Event-ID) replays exactly the events after that
- * sequence, with no Task snapshot, so a client that kept its state misses nothing and sees nothing
- * twice; each update shows the task as it was at that event.
+ * The items of followed events (after `first`, when given) until the task is terminal or waits for
+ * input. An iterator object, not an async generator, for the reason the engine's TaskFollower is
+ * one: an open stream waits in it, and each suspended generator layer costs memory per stream.
  */
-export const resumedStream = (
-  events: AsyncIterable<FollowedEvent>,
-  baseUrl: string,
-): AsyncGenerator<StreamItem> => updates(events, baseUrl)
+class UpdateItems implements StreamItems {
+  #first: StreamItem | undefined
+  readonly #events: AsyncIterator<FollowedEvent> | undefined
+  readonly #baseUrl: string
+  #items: StreamItem[] = []
+  #at = 0
+  /** The last event was read (or the consumer stopped): what is queued goes out, then done. */
+  #ended = false
 
-export async function* updates(
-  events: AsyncIterable<FollowedEvent>,
-  baseUrl: string,
-): AsyncGenerator<StreamItem> {
-  for await (const { event, task } of events) {
-    yield* streamItemsOf(event, task, baseUrl)
-    if (event.kind === 'status' && endsStream(event.state)) return
+  constructor(options: {
+    first?: StreamItem
+    events: AsyncIterable<FollowedEvent> | undefined
+    baseUrl: string
+  }) {
+    this.#first = options.first
+    this.#events = options.events?.[Symbol.asyncIterator]()
+    this.#baseUrl = options.baseUrl
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  next(): Promise<IteratorResult<StreamItem, undefined>> {
+    const first = this.#first
+    if (first) {
+      this.#first = undefined
+      return Promise.resolve({ done: false, value: first })
+    }
+    if (this.#at < this.#items.length)
+      return Promise.resolve({ done: false, value: this.#items[this.#at++]! })
+    if (this.#ended || !this.#events) return this.return()
+    return this.#events.next().then((result) => {
+      if (result.done) {
+        this.#ended = true
+        return DONE
+      }
+      const { event, task } = result.value
+      this.#items = streamItemsOf(event, task, this.#baseUrl)
+      this.#at = 0
+      if (event.kind === 'status' && endsStream(event.state)) this.#ended = true
+      return this.next()
+    })
+  }
+
+  /** Stops following the task (at once, even while a `next()` waits); nothing more is served. */
+  async return(): Promise<IteratorResult<StreamItem, undefined>> {
+    this.#ended = true
+    this.#first = undefined
+    this.#items = []
+    await this.#events?.return?.()
+    return DONE
   }
 }
 
@@ -72,7 +112,11 @@ export interface ServeStreamOptions<T extends { id?: number } = StreamItem> {
   reply: FastifyReply
   server: ServerContext
   items: AsyncIterable<T>
-  /** The `data:` of an item in this binding's envelope (and version). */
+  /**
+   * The `data:` of an item in this binding's envelope (and version). Written as methods where they
+   * are made per stream: under tsx, which keeps names, a named arrow costs 256 bytes more for as
+   * long as the stream is open.
+   */
   encode: (item: T) => string
   /** The frame reporting a failure after the stream has started. */
   encodeError: (failure: A2aFailure) => SseFrame

@@ -8,10 +8,10 @@ import {
 } from '@grpc/grpc-js'
 import type { ExtensionNegotiation } from '../extensions.ts'
 import type { A2aOperations } from '../operations.ts'
+import type { StreamItems } from '../stream.ts'
 import { A2AService } from '../wire/grpc/lf/a2a/v1/a2a_pb.ts'
 import { GRPC_METADATA } from '../wire/grpc-service.ts'
 import { formatExtensions } from '../wire/service-parameters.ts'
-import type { StreamItem } from '../wire/shapes.ts'
 import { type A2aGrpcOptions, callPreparer, type GrpcPeer, headersOf } from './calls.ts'
 import { toGrpcError } from './errors.ts'
 import { lastEventIdOf, writeStream } from './stream.ts'
@@ -93,7 +93,7 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
       request: Request,
       peer: GrpcPeer,
       signal: AbortSignal,
-    ) => Promise<{ items: AsyncGenerator<StreamItem>; resumed: boolean }>,
+    ) => Promise<{ items: StreamItems; resumed: boolean }>,
   ) => {
     const method = methodOf(name)
     return (call: ServerWritableStream<Message, Message>) => {

@@ -1,0 +1,135 @@
+/**
+ * TaskFollower's ending: a stream that stops (the client went away) lets go of the bus at once,
+ * even while it waits for the next event, and a failed read ends it the same way. The events it
+ * yields are covered by follow.test.ts and watch.test.ts.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { updates } from '../../src/dialects/a2a/stream.ts'
+import { TaskFollower } from '../../src/engine/follow.ts'
+import type { EventBus, TaskListener } from '../../src/events/contract.ts'
+import { LocalBus } from '../../src/events/local-bus.ts'
+import { newId } from '../../src/model/ids.ts'
+import { DEFAULT_SCOPE as scope, type Task } from '../../src/model/task.ts'
+import { nowIso } from '../../src/model/time.ts'
+import type { Store } from '../../src/store/contract.ts'
+import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
+
+const store = createMemoryStore()
+before(() => store.init())
+after(() => store.close())
+
+/** A LocalBus that counts the subscriptions still open. */
+const countingBus = (): { bus: EventBus; open: () => number } => {
+  const local = new LocalBus()
+  let open = 0
+  const bus: EventBus = Object.assign(Object.create(local) as LocalBus, {
+    subscribe(taskId: string, listener: TaskListener) {
+      open++
+      const unsubscribe = local.subscribe(taskId, listener)
+      let done = false
+      return () => {
+        if (!done) open--
+        done = true
+        unsubscribe()
+      }
+    },
+    publish: local.publish.bind(local),
+  })
+  return { bus, open: () => open }
+}
+
+const liveTask = async (): Promise<Task> =>
+  (
+    await store.createTask({
+      header: { id: newId(), ...scope, agent: 'instant', contextId: newId(), createdAt: nowIso() },
+      input: {},
+    })
+  ).task
+
+/** Resolves with what `next()` settled with, or 'pending' when it has not settled yet. */
+const settledOrPending = async <T>(promise: Promise<T>): Promise<T | 'pending'> => {
+  const marker = Symbol('pending')
+  // Every continuation queued so far runs before a macrotask: a result that is ready is seen.
+  const tick = new Promise<typeof marker>((resolve) => setImmediate(() => resolve(marker)))
+  const value = await Promise.race([promise, tick])
+  return value === marker ? 'pending' : (value as T)
+}
+
+describe('TaskFollower', () => {
+  it('return() while next() waits: the bus is let go of at once and the waiting next() is done', async () => {
+    const { bus, open } = countingBus()
+    const task = await liveTask()
+    const follower = new TaskFollower({ store, bus, task, afterSeq: task.version })
+    const waiting = follower.next()
+    assert.equal(await settledOrPending(waiting), 'pending', 'nothing happened yet: it waits')
+    assert.equal(open(), 1)
+    const returned = follower.return()
+    // An async generator queues return() behind the next() it is suspended in: the bus stayed held.
+    assert.equal(open(), 0, 'unsubscribed by return() itself')
+    assert.deepEqual(await waiting, { done: true, value: undefined })
+    assert.deepEqual(await returned, { done: true, value: undefined })
+    assert.deepEqual(await follower.next(), { done: true, value: undefined })
+  })
+
+  it('the A2A stream items pass return() through to the follower', async () => {
+    const { bus, open } = countingBus()
+    const task = await liveTask()
+    const items = updates(new TaskFollower({ store, bus, task, afterSeq: task.version }), 'http://x')
+    const waiting = items.next()
+    assert.equal(await settledOrPending(waiting), 'pending')
+    assert.equal(open(), 1)
+    await items.return!()
+    assert.equal(open(), 0)
+    assert.deepEqual(await waiting, { done: true, value: undefined })
+  })
+
+  it('an aborted signal ends a waiting next(), and events that came before it are served first', async () => {
+    const { bus, open } = countingBus()
+    const task = await liveTask()
+    const controller = new AbortController()
+    const follower = new TaskFollower({ store, bus, task, afterSeq: task.version, signal: controller.signal })
+    const first = follower.next()
+    assert.equal(await settledOrPending(first), 'pending')
+    const appended = await store.append({ taskId: task.id, events: [{ kind: 'status', state: 'WORKING' }] })
+    bus.publish(task.id, appended.events, appended.task)
+    const step = await first
+    assert.equal(step.done, false)
+    assert.equal(step.value?.event.seq, appended.task.version)
+    const second = follower.next()
+    assert.equal(await settledOrPending(second), 'pending')
+    controller.abort()
+    assert.deepEqual(await second, { done: true, value: undefined })
+    assert.equal(open(), 0)
+  })
+
+  it('a store read that fails rejects next() and lets go of the bus', async () => {
+    const { bus, open } = countingBus()
+    const task = await liveTask()
+    const failing = Object.assign(Object.create(store) as Store, {
+      readEvents: () => Promise.reject(new Error('disk gone')),
+    })
+    const follower = new TaskFollower({ store: failing, bus, task, afterSeq: task.version })
+    await assert.rejects(follower.next(), /disk gone/)
+    assert.equal(open(), 0)
+    assert.deepEqual(await follower.next(), { done: true, value: undefined })
+  })
+
+  it('a follower never iterated holds nothing; one of a terminal task ends at once', async () => {
+    const { bus, open } = countingBus()
+    const task = await liveTask()
+    const unused = new TaskFollower({ store, bus, task, afterSeq: task.version })
+    assert.equal(open(), 0, 'it subscribes at its first next()')
+    await unused.return()
+    const ended = await store.append({
+      taskId: task.id,
+      events: [
+        { kind: 'status', state: 'WORKING' },
+        { kind: 'status', state: 'COMPLETED', output: {} },
+      ],
+    })
+    const follower = new TaskFollower({ store, bus, task: ended.task, afterSeq: ended.task.version })
+    assert.deepEqual(await follower.next(), { done: true, value: undefined })
+    assert.equal(open(), 0)
+  })
+})
