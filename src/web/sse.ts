@@ -57,17 +57,31 @@ export class SseStream {
     this.ping = ping
   }
 
-  /** Sends the response head; call once, before the first frame. */
-  open(headers: Record<string, string> = {}): void {
+  /**
+   * Sends the response head; call once, before the first frame. `onClose` runs once when the
+   * connection closes (the client went away, or the stream ended): a producer waiting for events
+   * learns it there, with no AbortSignal of its own.
+   */
+  open(options: { headers?: Record<string, string>; onClose?: () => void } = {}): void {
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      ...headers,
+      ...options.headers,
     })
     this.#res.flushHeaders()
-    this.#res.once('close', () => this.#markClosed())
+    const { onClose } = options
+    this.#res.once('close', () => {
+      this.#markClosed()
+      onClose?.()
+    })
+    // Gone before the head was written: 'close' has been emitted already.
+    if (this.#res.destroyed) {
+      this.#markClosed()
+      onClose?.()
+      return
+    }
     this.#heartbeats.add(this)
   }
 

@@ -29,7 +29,7 @@ type Streaming = (
   ops: A2aOperations,
   params: unknown,
   call: CallContext,
-) => Promise<AsyncIterable<StreamItem>>
+) => Promise<AsyncIterableIterator<StreamItem>>
 
 const UNARY: Readonly<Record<string, Unary>> = {
   SendMessage: (ops, params, call) => ops.sendMessage(params, call.signal),
@@ -49,8 +49,8 @@ const UNARY: Readonly<Record<string, Unary>> = {
 
 const STREAMING: Readonly<Record<string, Streaming>> = {
   SendStreamingMessage: (ops, params, call) => ops.openMessageStream(params, call.signal),
-  SubscribeToTask: (ops, params, call) =>
-    ops.openSubscription(params, lastEventId(call.request), call.signal),
+  // serveStream ends the items when the client goes away: no signal to hold for the stream's life.
+  SubscribeToTask: (ops, params, call) => ops.openSubscription(params, lastEventId(call.request)),
 }
 
 /**
@@ -95,7 +95,7 @@ export const a2aJsonRpcRoutes = async (
   const sendStream = <T extends { id?: number }>(
     reply: FastifyReply,
     id: RpcId,
-    items: AsyncIterable<T>,
+    items: AsyncIterableIterator<T>,
     resultOf: (item: T) => unknown,
     errorOf: (failure: A2aFailure) => unknown,
   ) =>

@@ -35,7 +35,7 @@ export type V03Streaming = (
   ops: A2aOperations,
   params: unknown,
   options: { signal: AbortSignal; resumeAfter: number | undefined },
-) => Promise<AsyncIterable<V03StreamItem>>
+) => Promise<AsyncIterableIterator<V03StreamItem>>
 
 /** One 0.3 stream event and, for items that end an engine event, its sequence (SSE `id:`). */
 export interface V03StreamItem {
@@ -109,8 +109,11 @@ async function* only(item: V03StreamItem): AsyncGenerator<V03StreamItem> {
 }
 
 /** A stream whose first step fails: rendered as the stream's error event. */
-export const failedStream = (error: unknown): AsyncIterable<never> => ({
-  [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
+export const failedStream = (error: unknown): AsyncIterableIterator<never> => ({
+  next: () => Promise.reject(error),
+  [Symbol.asyncIterator]() {
+    return this
+  },
 })
 
 export const isV03Method = (method: string): boolean =>

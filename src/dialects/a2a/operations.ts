@@ -163,11 +163,15 @@ export class A2aOperations {
     }
   }
 
-  /** A terminal task can only be replayed (Last-Event-ID), not followed: there is nothing left to see. */
+  /**
+   * A terminal task can only be replayed (Last-Event-ID), not followed: there is nothing left to see.
+   * No `signal` where the stream writer ends the items itself when the client goes away (serveStream
+   * does): an open subscription then holds no AbortSignal and its listeners.
+   */
   async openSubscription(
     params: unknown,
     resumeAfter: number | undefined,
-    signal: AbortSignal,
+    signal?: AbortSignal,
   ): Promise<StreamItems> {
     assertStreaming(this.#agent)
     const { id, tenant } = checkSubscribe(params)

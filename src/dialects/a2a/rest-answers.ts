@@ -37,7 +37,7 @@ export const restAnswers = (server: ServerContext, version: RestAnswerVersion) =
       .type(version.contentType(reply))
       .send(JSON.stringify(version.errorBody(failure)))
   },
-  stream: (reply: FastifyReply, items: AsyncIterable<StreamItem>) =>
+  stream: (reply: FastifyReply, items: AsyncIterableIterator<StreamItem>) =>
     serveStream({
       reply,
       server,

@@ -77,9 +77,9 @@ export const a2aRestRoutes = async (
     encode: (response) => JSON.stringify(response),
   })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
-    const signal = signalOf(reply)
     const params = withTenant(request, { id })
-    return stream(reply, await ops(request).openSubscription(params, lastEventId(request), signal))
+    // serveStream ends the items when the client goes away: no signal to hold for the stream's life.
+    return stream(reply, await ops(request).openSubscription(params, lastEventId(request)))
   }
 
   app.setErrorHandler((error, _request, reply) => sendFailure(reply, toA2aFailure(error)))

@@ -111,7 +111,8 @@ class UpdateItems implements StreamItems {
 export interface ServeStreamOptions<T extends { id?: number } = StreamItem> {
   reply: FastifyReply
   server: ServerContext
-  items: AsyncIterable<T>
+  /** An iterator (iterable as itself), so that the one the loop reads is the one a disconnect ends. */
+  items: AsyncIterableIterator<T>
   /**
    * The `data:` of an item in this binding's envelope (and version). Written as methods where they
    * are made per stream: under tsx, which keeps names, a named arrow costs 256 bytes more for as
@@ -122,6 +123,10 @@ export interface ServeStreamOptions<T extends { id?: number } = StreamItem> {
   encodeError: (failure: A2aFailure) => SseFrame
 }
 
+const pingComment = (): string => ': ping\n\n'
+/** A return() that fails has failed the stream's own next() already: the loop below reports it. */
+const ignore = (): void => {}
+
 /**
  * Writes the items as SSE, `id:` being the task's event sequence. Everything that can fail before
  * the first event has already happened, so errors here are mid-stream: one error frame, then close.
@@ -131,8 +136,9 @@ export const serveStream = async <T extends { id?: number }>(
 ): Promise<void> => {
   const { reply, server, items, encode, encodeError } = options
   reply.hijack()
-  const stream = new SseStream(reply.raw, server.heartbeats, () => ': ping\n\n')
-  stream.open()
+  const stream = new SseStream(reply.raw, server.heartbeats, pingComment)
+  // A client that goes away ends the items at once, even while they wait for the task's next event.
+  stream.open({ onClose: () => void items.return?.().catch(ignore) })
   // The loop of pipeFrames, without an async generator between the items and the socket: one
   // fewer suspended frame per open stream and one fewer promise per event.
   try {
