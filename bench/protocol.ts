@@ -11,6 +11,7 @@ export const TARGETS = [
   'sdk-sqlite',
   'http-floor',
   'durable-floor',
+  'pg-lifecycle-floor',
 ] as const
 export type Target = (typeof TARGETS)[number]
 
@@ -27,7 +28,15 @@ export const TRACED: Target = 'switchboard-sqlite-traced'
  */
 export const FLOOR: Target = 'http-floor'
 export const DURABLE_FLOOR: Target = 'durable-floor'
-export const isFloor = (target: Target): boolean => target === FLOOR || target === DURABLE_FLOOR
+/**
+ * The anchor lifecycle on PostgreSQL (bench/servers/floor-pg-store.ts): the database CPU per task
+ * that Switchboard PostgreSQL's is judged against.
+ */
+export const PG_FLOOR: Target = 'pg-lifecycle-floor'
+export const isFloor = (target: Target): boolean =>
+  target === FLOOR || target === DURABLE_FLOOR || target === PG_FLOOR
+/** The targets that get a fresh PostgreSQL database, and whose database CPU is measured. */
+export const usesPostgres = (target: Target): boolean => target === 'switchboard-pg' || target === PG_FLOOR
 
 export const LABELS: Record<Target, string> = {
   'switchboard-sqlite': 'Switchboard SQLite',
@@ -37,6 +46,7 @@ export const LABELS: Record<Target, string> = {
   'sdk-sqlite': 'SDK SQLite',
   'http-floor': 'node:http floor (no A2A)',
   'durable-floor': 'node:http + one SQLite write floor (no A2A)',
+  'pg-lifecycle-floor': 'node:http + the PostgreSQL anchor lifecycle (no A2A)',
 }
 
 export const isSwitchboard = (target: Target): boolean => target.startsWith('switchboard')

@@ -25,7 +25,7 @@ import { canPin } from './harness/processes.ts'
 import { profile } from './harness/profile-run.ts'
 import { publish, readOutcome } from './harness/publish.ts'
 import type { Machine } from './harness/report.ts'
-import { TARGETS, type Target } from './protocol.ts'
+import { TARGETS, type Target, usesPostgres } from './protocol.ts'
 
 const BENCH = import.meta.dirname
 const RESULTS = join(BENCH, 'results')
@@ -97,10 +97,10 @@ const machine: Machine = {
 }
 
 const notes: string[] = []
-if (plan.targets.includes('switchboard-pg')) {
+if (plan.targets.some(usesPostgres)) {
   const reachable = await pgReachable(pgUrl)
   if (reachable !== true) {
-    plan.targets = plan.targets.filter((t) => t !== 'switchboard-pg')
+    plan.targets = plan.targets.filter((t) => !usesPostgres(t))
     notes.push(
       `PostgreSQL rows skipped: ${pgUrl.replace(/\/\/[^@/]*@/, '//…@')} is unreachable (${reachable}).`,
     )

@@ -26,7 +26,7 @@ export interface Aggregate extends Case {
   measurement?: Measurement
   subscribers?: SubscriberResult
   /** Each round's throughput and CPU per operation, in round order: the spread of a ratio. */
-  perRound?: ({ round: number } & Pick<Measurement, 'opsPerSec' | 'cpuMsPer1k'>)[]
+  perRound?: ({ round: number } & Pick<Measurement, 'opsPerSec' | 'cpuMsPer1k' | 'dbCpuMsPer1k'>)[]
   /**
    * How far the rounds disagree: (max − min) / median of the row's figure (ops/s; KB per stream
    * at the most streams for the subscriber scenario). 0 for one round.
@@ -99,11 +99,13 @@ export interface PairedRatio {
 export const pairedRatio = (
   ours: Aggregate,
   theirs: Aggregate,
-  figure: 'opsPerSec' | 'cpuMsPer1k',
+  figure: 'opsPerSec' | 'cpuMsPer1k' | 'dbCpuMsPer1k',
 ): PairedRatio | undefined => {
   const ratios = (ours.perRound ?? []).flatMap((round) => {
     const base = theirs.perRound?.find((r) => r.round === round.round)
-    return base && base[figure] > 0 ? [round[figure] / base[figure]] : []
+    const mine = round[figure]
+    const other = base?.[figure]
+    return mine !== undefined && other !== undefined && other > 0 ? [mine / other] : []
   })
   if (ratios.length === 0) return undefined
   return {
@@ -135,7 +137,16 @@ export const aggregate = (records: RunRecord[]): Aggregate[] => {
       ...(measurements.length > 0 && {
         measurement: withErrorsSummed(measurements),
         perRound: group.flatMap(({ round, measurement: m }) =>
-          m ? [{ round, opsPerSec: m.opsPerSec, cpuMsPer1k: m.cpuMsPer1k }] : [],
+          m
+            ? [
+                {
+                  round,
+                  opsPerSec: m.opsPerSec,
+                  cpuMsPer1k: m.cpuMsPer1k,
+                  ...(m.dbCpuMsPer1k !== undefined && { dbCpuMsPer1k: m.dbCpuMsPer1k }),
+                },
+              ]
+            : [],
         ),
       }),
       ...(subscribers.length > 0 && { subscribers: withErrorsSummed(subscribers) }),

@@ -1,5 +1,5 @@
 import type { Binding } from '../client/a2a.ts'
-import { DURABLE_FLOOR, LABELS, type Target } from '../protocol.ts'
+import { DURABLE_FLOOR, LABELS, PG_FLOOR, type Target } from '../protocol.ts'
 import { type Aggregate, type PairedRatio, pairedRatio } from './aggregate.ts'
 import { BINDING_NAMES, formatNumber, formatRatio } from './format.ts'
 import { floorCase, type Scenario } from './plan.ts'
@@ -114,6 +114,26 @@ const cpuGoal = (find: Find, scenario: string, binding: Binding, limit: number):
   }
 }
 
+/**
+ * Switchboard PostgreSQL's database CPU per operation, at most `factor`× the anchor lifecycle's
+ * (PG_FLOOR) in the same rounds: what the database spends for us beyond one task's least writes.
+ */
+const databaseGoal = (find: Find, scenario: Scenario, binding: Binding, factor: number): Goal => {
+  const mine = find(scenario, binding, PG)
+  const anchor = find(scenario, binding, PG_FLOOR)
+  const ratio = mine && anchor ? pairedRatio(mine, anchor, 'dbCpuMsPer1k') : undefined
+  const ours = mine?.measurement?.dbCpuMsPer1k
+  const theirs = anchor?.measurement?.dbCpuMsPer1k
+  return {
+    goal: `${scenario} ${BINDING_NAMES[binding]}: ${LABELS[PG]} database CPU ≤ ${factor}× the anchor lifecycle's`,
+    value:
+      ratio && ours !== undefined && theirs !== undefined
+        ? `${withSpread(ratio)}: ${formatNumber(ours)} vs ${formatNumber(theirs)} ms / 1k ops`
+        : '–',
+    status: statusOf([mine, anchor], () => ratio !== undefined && ratio.median <= factor),
+  }
+}
+
 /** Memory per open stream at the most streams, within `slackKb` of the bare node:http floor. */
 const memoryGoal = (find: Find, binding: Binding, slackKb: number): Goal => {
   const mine = find('subscribers', binding, OURS)
@@ -146,6 +166,9 @@ export const judgeGoals = (results: Aggregate[]): Goal[] => {
   for (const scenario of ['send', 'stream'] as const) {
     for (const binding of HTTP_BINDINGS)
       goals.push(throughputGoal(find, scenario, binding, PG, 'sdk-sqlite', 3))
+  }
+  for (const scenario of ['send', 'stream'] as const) {
+    for (const binding of HTTP_BINDINGS) goals.push(databaseGoal(find, scenario, binding, 1.5))
   }
   for (const binding of HTTP_BINDINGS) goals.push(memoryGoal(find, binding, 2))
   for (const binding of HTTP_BINDINGS)

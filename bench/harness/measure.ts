@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os'
 import type { Binding } from '../client/a2a.ts'
 import type { ClientSpec } from '../client/main.ts'
-import type { Target } from '../protocol.ts'
+import { type Target, usesPostgres } from '../protocol.ts'
 import type { RunRecord } from './aggregate.ts'
 import type { Case, Pinning, Plan } from './plan.ts'
 import { databaseName } from './postgres.ts'
@@ -66,7 +66,7 @@ export const measureOnce = async (
     })
     const spec = clientSpec(plan, testCase, {
       ...server.ready,
-      ...(target === 'switchboard-pg' && { database: databaseName(options.pgUrl) }),
+      ...(usesPostgres(target) && { database: databaseName(options.pgUrl) }),
     })
     const result = await client.run<object>(spec, clientTimeout(plan, testCase))
     if (testCase.scenario === 'subscribers') record.subscribers = result as RunRecord['subscribers']

@@ -1,5 +1,5 @@
 import type { Binding } from '../client/a2a.ts'
-import { DURABLE_FLOOR, FLOOR, isFloor, TARGETS, type Target, TRACED } from '../protocol.ts'
+import { DURABLE_FLOOR, FLOOR, isFloor, PG_FLOOR, TARGETS, type Target, TRACED } from '../protocol.ts'
 
 export const SCENARIOS = [
   'send',
@@ -90,7 +90,7 @@ export const makePlan = (flags: PlanFlags): Plan => {
   const contenders = TARGETS.filter(
     (t) => !isFloor(t) && !(quick && (t === 'switchboard-pg' || t === TRACED)),
   )
-  const targets = flags.targets ?? (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR])
+  const targets = flags.targets ?? (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR, PG_FLOOR])
   return {
     mode: quick ? 'quick' : 'full',
     cases: casesOf(scenarios, bindings),
@@ -128,6 +128,8 @@ export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
   const targets = plan.targets.filter((t) => t !== TRACED || tracedCase(testCase))
   if (testCase.binding === 'clawpedia') return targets.filter((t) => t.startsWith('switchboard'))
   if (testCase.scenario === 'subscribers')
-    return targets.filter((t) => t !== DURABLE_FLOOR && !(plan.mode === 'quick' && t === 'sdk-sqlite'))
+    return targets.filter(
+      (t) => t !== DURABLE_FLOOR && t !== PG_FLOOR && !(plan.mode === 'quick' && t === 'sdk-sqlite'),
+    )
   return floorCase(testCase) ? targets : targets.filter((t) => !isFloor(t))
 }

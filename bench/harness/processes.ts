@@ -2,7 +2,14 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { READY_PREFIX, RESULT_PREFIX, type ReadyLine, type ServerOptions, type Target } from '../protocol.ts'
+import {
+  READY_PREFIX,
+  RESULT_PREFIX,
+  type ReadyLine,
+  type ServerOptions,
+  type Target,
+  usesPostgres,
+} from '../protocol.ts'
 import { createDatabase, dropDatabase } from './postgres.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -75,11 +82,11 @@ export const startServer = async (
   options: ProcessOptions & { pgUrl?: string; push?: boolean },
 ): Promise<RunningServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), `switchboard-bench-${target}-`))
-  if (target === 'switchboard-pg') await createDatabase(options.pgUrl!)
+  if (usesPostgres(target)) await createDatabase(options.pgUrl!)
   const serverOptions: ServerOptions = {
     target,
     dataDir,
-    ...(target === 'switchboard-pg' && { pgUrl: options.pgUrl! }),
+    ...(usesPostgres(target) && { pgUrl: options.pgUrl! }),
     ...(options.push && { push: true }),
   }
   // --expose-gc: the subscriber scenario asks for a collection (SIGUSR2) before reading memory.
@@ -89,7 +96,7 @@ export const startServer = async (
   })
   const cleanUp = async () => {
     rmSync(dataDir, { recursive: true, force: true })
-    if (target === 'switchboard-pg') await dropDatabase(options.pgUrl!)
+    if (usesPostgres(target)) await dropDatabase(options.pgUrl!)
   }
   let ready: ReadyLine
   try {

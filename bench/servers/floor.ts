@@ -8,6 +8,7 @@ import {
   JSONRPC_PATH,
   type ServerOptions,
 } from '../protocol.ts'
+import { PgLifecycleFloor } from './floor-pg-store.ts'
 import { FloorStore } from './floor-store.ts'
 
 type Rpc = {
@@ -22,13 +23,19 @@ type Rpc = {
  * client to drive it and its checks to pass. A held task (the subscriber scenario) is kept open
  * until cancelled; any other task is answered COMPLETED with the artifacts asked for, at once or
  * as a stream. `durable-floor` first writes each task once (FloorStore), as a durable server must
- * at the least; `http-floor` writes nothing. What they cost is what Node's HTTP/1.1 exchange (and
+ * at the least; `pg-lifecycle-floor` first writes the anchor lifecycle in PostgreSQL
+ * (PgLifecycleFloor); `http-floor` writes nothing. What they cost is what Node's HTTP/1.1 exchange (and
  * that one write) costs, whoever serves it.
  */
 export const startFloor = async (
   options: ServerOptions,
 ): Promise<{ base: string; close(): Promise<void> }> => {
-  const store = options.target === 'durable-floor' ? new FloorStore(options.dataDir) : undefined
+  const store: { write(id: string, task: object): Promise<void>; close(): unknown } | undefined =
+    options.target === 'durable-floor'
+      ? new FloorStore(options.dataDir)
+      : options.target === 'pg-lifecycle-floor'
+        ? await PgLifecycleFloor.open(options.pgUrl!)
+        : undefined
   const streams = new Map<string, Set<{ res: ServerResponse; rpcId: unknown }>>()
   let made = 0
   // Time-ordered ids, as Switchboard's: each row goes to the right edge of the table's B-tree.
@@ -126,8 +133,7 @@ export const startFloor = async (
       new Promise<void>((resolve) => {
         server.closeAllConnections()
         server.close(() => {
-          store?.close()
-          resolve()
+          Promise.resolve(store?.close()).then(() => resolve(), resolve)
         })
       }),
   }

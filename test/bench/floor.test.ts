@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
+import pg from 'pg'
 import { A2aClient, type StreamItem } from '../../bench/client/a2a.ts'
 import { Http } from '../../bench/client/http.ts'
 import { checkCompletedTask, checkStream } from '../../bench/client/verify.ts'
 import { makePlan, targetsFor } from '../../bench/harness/plan.ts'
 import { startFloor } from '../../bench/servers/floor.ts'
+import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
 
 /**
  * The floors are what the goals are read against: their answers must pass the same checks as the
@@ -73,7 +75,7 @@ describe('the benchmark floors', () => {
       )
     for (const scenario of ['send', 'stream'])
       for (const binding of ['jsonrpc', 'rest'])
-        assert.deepEqual(floorsOf(scenario, binding), ['http-floor', 'durable-floor'])
+        assert.deepEqual(floorsOf(scenario, binding), ['http-floor', 'durable-floor', 'pg-lifecycle-floor'])
     assert.deepEqual(floorsOf('send', 'grpc'), [])
     assert.deepEqual(floorsOf('send-async', 'jsonrpc'), [])
     assert.deepEqual(floorsOf('tokens', 'rest'), [])
@@ -84,5 +86,44 @@ describe('the benchmark floors', () => {
       ),
       [],
     )
+  })
+})
+
+describe('the PostgreSQL anchor lifecycle floor', { skip: pgSkip }, () => {
+  let database: TestDatabase
+  let floor: Awaited<ReturnType<typeof startFloor>>
+  let http: Http
+  before(async () => {
+    database = await createTestDatabase('floor')
+    floor = await startFloor({ target: 'pg-lifecycle-floor', dataDir: tmpdir(), pgUrl: database.url })
+    http = new Http(floor.base, 4)
+  })
+  after(async () => {
+    await http.close()
+    await floor?.close()
+    await database?.drop()
+  })
+
+  it('commits each task’s lifecycle before answering: four inserts and one update', async () => {
+    const a2a = new A2aClient(http, 'jsonrpc')
+    // Sent together, so that several land in one batch (one transaction, one round trip).
+    const tasks = await Promise.all(Array.from({ length: 8 }, () => a2a.send({ artifacts: 1 })))
+    for (const task of tasks) checkCompletedTask(task, { artifacts: 1, outputArtifact: false })
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const ids = tasks.map((t) => t.id)
+      const rows = await client.query<{ id: string; state: string; artifacts: number; events: number }>(
+        `SELECT t.id, t.state, jsonb_array_length(t.body->'artifacts') AS artifacts,
+                (SELECT count(*)::int FROM events e WHERE e.task_id = t.id) AS events
+           FROM tasks t WHERE t.id = ANY($1)`,
+        [ids],
+      )
+      assert.equal(rows.rows.length, ids.length)
+      for (const row of rows.rows)
+        assert.deepEqual([row.state, row.artifacts, row.events], ['COMPLETED', 1, 3])
+    } finally {
+      await client.end()
+    }
   })
 })

@@ -40,13 +40,16 @@ const send = (target: Target): Row => ({ scenario: 'send', binding: 'jsonrpc', t
 describe('the goals table', () => {
   it('lists the issue’s goals, each once, in order', () => {
     const goals = judgeGoals([]).map((g) => g.goal)
-    assert.equal(goals.length, 12 + 2 + 4 + 2 + 2)
+    assert.equal(goals.length, 12 + 2 + 4 + 4 + 2 + 2)
     assert.equal(new Set(goals).size, goals.length)
     assert.match(goals[0]!, /^send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory throughput$/)
     assert.match(goals[1]!, /^send JSON-RPC: Switchboard SQLite ≥ 10× SDK SQLite throughput$/)
     assert.ok(goals.includes('send-async HTTP+JSON: Switchboard SQLite ≥ 10× SDK SQLite throughput'))
     assert.ok(goals.includes('stream HTTP+JSON: Switchboard PostgreSQL ≥ 3× SDK SQLite throughput'))
     assert.ok(goals.includes('send HTTP+JSON: Switchboard SQLite server CPU ≤ 300 ms per 1,000'))
+    assert.ok(
+      goals.includes("stream JSON-RPC: Switchboard PostgreSQL database CPU ≤ 1.5× the anchor lifecycle's"),
+    )
     assert.ok(goals.some((g) => /^memory per open stream \(JSON-RPC\).*within 2 KB/.test(g)))
     assert.ok(goals.includes('tokens HTTP+JSON: Switchboard SQLite ≥ 3× SDK in-memory events/s'))
     assert.ok(judgeGoals([]).every((g) => g.status === 'not measured'))
@@ -102,6 +105,33 @@ describe('the goals table', () => {
     const g = goal(results, 'stream HTTP+JSON: Switchboard PostgreSQL ≥ 3× SDK SQLite')
     assert.equal(g.status, 'met')
     assert.match(g.value, /database CPU 1,234 ms \/ 1k ops/)
+  })
+
+  it('PostgreSQL database CPU: at most 1.5× the anchor lifecycle’s, paired round by round', () => {
+    const withDb = (target: Target, db: number[]) => {
+      const records = row({ scenario: 'send', binding: 'rest', target }, [300, 300, 300])
+      records.forEach((r, i) => {
+        r.measurement!.dbCpuMsPer1k = db[i]!
+      })
+      return records
+    }
+    const judged = (ours: number[], anchor: number[]) =>
+      goal(
+        aggregate([...withDb('switchboard-pg', ours), ...withDb('pg-lifecycle-floor', anchor)]),
+        'send HTTP+JSON: Switchboard PostgreSQL database CPU',
+      )
+    const met = judged([600, 450, 300], [400, 300, 200])
+    assert.equal(met.status, 'met')
+    assert.equal(met.value, '1.50× (1.50×–1.50×): 450 vs 300 ms / 1k ops')
+    assert.equal(judged([610, 460, 310], [400, 300, 200]).status, 'not met')
+    // The anchor unmeasured (PostgreSQL unreachable, or a partial run): nothing is judged.
+    assert.equal(
+      goal(
+        aggregate(withDb('switchboard-pg', [1, 1, 1])),
+        'send HTTP+JSON: Switchboard PostgreSQL database CPU',
+      ).status,
+      'not measured',
+    )
   })
 
   it('memory per stream: within 2 KB of the node:http floor at the most streams', () => {
