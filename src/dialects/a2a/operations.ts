@@ -164,9 +164,8 @@ export class A2aOperations {
   }
 
   /**
-   * A terminal task can only be replayed (Last-Event-ID), not followed: there is nothing left to see.
-   * No `signal` where the stream writer ends the items itself when the client goes away (serveStream
-   * does): an open subscription then holds no AbortSignal and its listeners.
+   * A terminal task can only be replayed (Last-Event-ID), not followed: nothing is left to see. No
+   * `signal` where the stream writer ends the items when the client goes away (serveStream does).
    */
   async openSubscription(
     params: unknown,
@@ -177,18 +176,7 @@ export class A2aOperations {
     const { id, tenant } = checkSubscribe(params)
     this.#tenant(tenant, id)
     const task = await this.#task(id)
-    if (resumeAfter !== undefined) {
-      const events = await this.#engine.followTask(this.#callers.reader, id, {
-        afterSeq: resumeAfter,
-        signal,
-        known: task,
-      })
-      // Beyond the spec: a resumed subscription (Last-Event-ID) replays exactly the events after
-      // that sequence, with no Task snapshot, so a client that kept its state misses nothing and
-      // sees nothing twice; each update shows the task as it was at that event.
-      return updates(events, this.baseUrl)
-    }
-    if (isTerminal(task.state)) {
+    if (resumeAfter === undefined && isTerminal(task.state)) {
       throw new SwitchboardError(
         'UNSUPPORTED_OPERATION',
         `task ${id} is ${task.state}: a terminal task has no updates to subscribe to (GetTask reads it; Last-Event-ID replays missed events)`,
@@ -196,10 +184,13 @@ export class A2aOperations {
       )
     }
     const events = await this.#engine.followTask(this.#callers.reader, id, {
-      afterSeq: task.version,
+      afterSeq: resumeAfter ?? task.version,
       signal,
       known: task,
     })
+    // Beyond the spec: a resume replays exactly the events after Last-Event-ID, with no Task
+    // snapshot; each update shows the task as it was at that event.
+    if (resumeAfter !== undefined) return updates(events, this.baseUrl)
     return liveStream({ snapshot: task, events, baseUrl: this.baseUrl })
   }
 
