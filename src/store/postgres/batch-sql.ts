@@ -53,8 +53,10 @@ export const batchSql = (s: string) => ({
               request_run)
        WHERE t.id = a.id AND t.version = a.expected
          AND (a.lease_owner IS NULL OR t.lease_owner = a.lease_owner)
+         -- On a.id, not t.id: the lookup then runs once per append, where on t.id the planner could
+         -- make it a hash key of the join and run it for every row of tasks.
          AND a.configs = (SELECT coalesce(string_agg(p.id, ',' ORDER BY p.id), '')
-                          FROM ${s}.push_configs p WHERE p.task_id = t.id)
+                          FROM ${s}.push_configs p WHERE p.task_id = a.id)
        RETURNING t.id, a.request_run AND t.run_pending AS wake
      ),
      written AS (SELECT id, wake FROM created UNION ALL SELECT id, wake FROM updated),

@@ -34,6 +34,33 @@ export const run = <R extends pg.QueryResultRow>(
   return db.query<R>({ name: statement.name, text: statement.text, values: bound })
 }
 
+/**
+ * The session settings of every store connection. Every statement on the hot path reads by key,
+ * but a prepared statement's generic plan is made from the statistics of the moment (on a new
+ * deployment: near-empty tables, where a sequential scan is cheapest) and kept until the next
+ * ANALYZE invalidates it, a minute or more later under load: planned that way, a claim or a
+ * foreign-key check read the whole tasks table while it grew. With sequential scans off the
+ * planner takes an index whatever the statistics; a statement with no usable index still scans.
+ */
+export const STORE_SESSION_OPTIONS = '-c enable_seqscan=off'
+
+/**
+ * The pool's connection settings: the store's session options, then any the URL gives (`options`,
+ * which pg would otherwise prefer to the pool's), so an operator's own `-c` has the last word.
+ */
+export const storeConnection = (connectionString: string): { connectionString: string; options: string } => {
+  let url: URL
+  try {
+    url = new URL(connectionString)
+  } catch {
+    return { connectionString, options: STORE_SESSION_OPTIONS }
+  }
+  const own = url.searchParams.get('options')
+  if (own === null) return { connectionString, options: STORE_SESSION_OPTIONS }
+  url.searchParams.delete('options')
+  return { connectionString: url.toString(), options: `${STORE_SESSION_OPTIONS} ${own}` }
+}
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 
 /** The schema name, quoted for SQL. Plain identifiers only, so names never need escaping rules. */

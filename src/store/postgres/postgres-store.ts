@@ -29,7 +29,7 @@ import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../
 import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { batchSql } from './batch-sql.ts'
-import { ms, quoteSchema, run } from './db.ts'
+import { ms, quoteSchema, run, storeConnection } from './db.ts'
 import { PgGroupCommit } from './group-commit.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
 import { TaskLists } from './list-tasks.ts'
@@ -90,7 +90,7 @@ export class PostgresStore implements Store {
     if (!Number.isSafeInteger(this.poolSize) || this.poolSize < 1)
       throw new TypeError(`poolSize must be a whole number of at least 1, got ${options.poolSize}`)
     this.#pool = new pg.Pool({
-      connectionString: options.connectionString,
+      ...storeConnection(options.connectionString),
       max: this.poolSize,
       application_name: 'switchboard-store',
     })

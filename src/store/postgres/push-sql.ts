@@ -5,12 +5,16 @@ const DELIVERY_COLUMNS = `id, task_id, seq, config_id, target, event, task, stat
 
 /** Push configs and the push outbox. `s` is the quoted schema. */
 export const pushSql = (s: string) => ({
-  /** Creates or replaces a config, only on a task visible in the scope (no row: TASK_NOT_FOUND). */
+  /**
+   * Creates or replaces a config, only on a task visible in the scope (no row: TASK_NOT_FOUND). The
+   * task is found by its key, then its scope checked, as in taskSnapshot.
+   */
   putPushConfig: statement(
     'sb_put_push_config',
-    `INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
-     SELECT t.id, :id, t.tenant, t.owner, :created_at::timestamptz, :target::json FROM ${s}.tasks t
-     WHERE t.id = :task_id AND t.tenant = :tenant AND t.owner = coalesce(:owner::text, t.owner)
+    `WITH keyed AS MATERIALIZED (SELECT id, tenant, owner FROM ${s}.tasks WHERE id = :task_id)
+     INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
+     SELECT t.id, :id, t.tenant, t.owner, :created_at::timestamptz, :target::json FROM keyed t
+     WHERE t.tenant = :tenant AND t.owner = coalesce(:owner::text, t.owner)
      ON CONFLICT (task_id, id) DO UPDATE SET created_at = excluded.created_at, target = excluded.target
      RETURNING id`,
   ),

@@ -131,8 +131,11 @@ export const taskSql = (s: string) => ({
 
   taskSnapshot: statement(
     'sb_task_snapshot',
-    // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
-    `SELECT snapshot FROM ${s}.tasks WHERE id = :task_id AND tenant = :tenant AND owner = coalesce(:owner::text, owner)`,
+    // owner NULL: a tenant-wide scope (see visible in store/rows.ts). The row is found by its key,
+    // then its scope checked: as one WHERE, a plan made on near-empty tables may go through a
+    // tenant index instead and read every task of the tenant.
+    `WITH keyed AS MATERIALIZED (SELECT snapshot, tenant, owner FROM ${s}.tasks WHERE id = :task_id)
+     SELECT snapshot FROM keyed WHERE tenant = :tenant AND owner = coalesce(:owner::text, owner)`,
   ),
 
   // The predicate is the tasks_open index's, word for word, so the count reads only that index
