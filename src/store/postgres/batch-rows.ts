@@ -1,6 +1,18 @@
 import { formatTaskNote } from './notify.ts'
 import type { AppendPlan, CreatePlan, KnownTask } from './task-writes.ts'
 
+/** The columns whose values are JSON documents, passed as one JSON array each. */
+const JSON_COLUMNS = [
+  'c_snapshots',
+  'a_snapshots',
+  'e_bodies',
+  'r_metas',
+  'p_targets',
+  'd_targets',
+  'd_events',
+  'd_task_jsons',
+] as const
+
 /** The parallel arrays of one group commit (batch-sql.ts), filled write by write. */
 export class BatchRows {
   readonly #replicaTag: string
@@ -148,7 +160,10 @@ export class BatchRows {
     r.n_notes.push(formatTaskNote(this.#replicaTag, task.id, task.version))
   }
 
+  /** The statement's parameters; each JSON column is one JSON array of its documents (batch-sql.ts). */
   values(): Record<string, unknown> {
-    return { ...this.#creates, ...this.#appends, ...this.#children }
+    const values: Record<string, unknown> = { ...this.#creates, ...this.#appends, ...this.#children }
+    for (const column of JSON_COLUMNS) values[column] = `[${(values[column] as string[]).join(',')}]`
+    return values
   }
 }
