@@ -49,7 +49,8 @@ export const taskAt = async (store: Store, known: Task, afterSeq: number): Promi
   return task
 }
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined })
+/** An iterator's end, shared: a finished follower or stream allocates nothing more. */
+export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined })
 
 type Step = IteratorResult<FollowedEvent, undefined>
 
@@ -87,8 +88,6 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
   #batch: readonly TaskEvent[] = []
   #batchAt = 0
   #batchRead = false
-  /** A full page was read: read again before serving notes. */
-  #readMore = false
   #wake: (() => void) | undefined
   #unsubscribe: (() => void) | undefined
   #onAbort: (() => void) | undefined
@@ -180,17 +179,14 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
         if (this.#ending) break
       }
       if (this.#ending) continue
-      if (this.#readMore) {
-        this.#readMore = false
-        this.#mustRead = true
-      }
       if (this.#mustRead) {
         this.#mustRead = false
         this.#inbox = []
         return this.#after(
           this.#store.readEvents(task.id, task.version, LIMITS.eventReadBatch).then((events) => {
             this.#take(events, true)
-            this.#readMore = events.length === LIMITS.eventReadBatch
+            // A full page: there may be more once it is drained.
+            if (events.length === LIMITS.eventReadBatch) this.#mustRead = true
           }),
         )
       }

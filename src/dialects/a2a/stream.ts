@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { FollowedEvent } from '../../engine/follow.ts'
+import { DONE, type FollowedEvent } from '../../engine/follow.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { ServerContext } from '../../web/context.ts'
@@ -45,7 +45,6 @@ export const liveStream = (options: LiveStreamOptions): StreamItems => {
 export const updates = (events: AsyncIterable<FollowedEvent>, baseUrl: string): StreamItems =>
   new UpdateItems({ events, baseUrl })
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined })
 
 /**
  * The items of followed events (after `first`, when given) until the task is terminal or waits for
