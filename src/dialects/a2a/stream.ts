@@ -45,7 +45,6 @@ export const liveStream = (options: LiveStreamOptions): StreamItems => {
 export const updates = (events: AsyncIterable<FollowedEvent>, baseUrl: string): StreamItems =>
   new UpdateItems({ events, baseUrl })
 
-
 /**
  * The items of followed events (after `first`, when given) until the task is terminal or waits for
  * input. An iterator object, not an async generator, for the reason the engine's TaskFollower is
