@@ -1,3 +1,4 @@
+import { jsonArray } from './db.ts'
 import { formatTaskNote } from './notify.ts'
 import type { AppendPlan, CreatePlan, KnownTask } from './task-writes.ts'
 
@@ -160,10 +161,10 @@ export class BatchRows {
     r.n_notes.push(formatTaskNote(this.#replicaTag, task.id, task.version))
   }
 
-  /** The statement's parameters; each JSON column is one JSON array of its documents (batch-sql.ts). */
+  /** The statement's parameters; each JSON column is one JSON array of its documents (db.ts). */
   values(): Record<string, unknown> {
     const values: Record<string, unknown> = { ...this.#creates, ...this.#appends, ...this.#children }
-    for (const column of JSON_COLUMNS) values[column] = `[${(values[column] as string[]).join(',')}]`
+    for (const column of JSON_COLUMNS) values[column] = jsonArray(values[column] as string[])
     return values
   }
 }

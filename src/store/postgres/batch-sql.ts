@@ -1,4 +1,4 @@
-import { statement } from './db.ts'
+import { jsonElements, statement } from './db.ts'
 import { EVENTS_CHANNEL, NOTES_PER_NOTIFY, WORK_CHANNEL } from './notify.ts'
 
 /**
@@ -13,14 +13,6 @@ import { EVENTS_CHANNEL, NOTES_PER_NOTIFY, WORK_CHANNEL } from './notify.ts'
  * A write that did not land (a held key, a stale version) is redone by its caller on the locked
  * path. Notes go out once per batch (NOTES_PER_NOTIFY tasks a notification), at commit.
  */
-/**
- * A batch's JSON column as one JSON array parameter (BatchRows.values), unnested in order. As a
- * json[] parameter, pg would escape every quote of every document into an array literal: a tenth
- * of a streaming server's CPU.
- */
-const jsonElements = (param: string): string =>
-  `ARRAY(SELECT j.value FROM json_array_elements(:${param}::json) WITH ORDINALITY AS j(value, n) ORDER BY j.n)`
-
 export const batchSql = (s: string) => ({
   commitBatch: statement(
     'sb_commit_batch',

@@ -61,6 +61,17 @@ export const storeConnection = (connectionString: string): { connectionString: s
   return { connectionString: url.toString(), options: `${STORE_SESSION_OPTIONS} ${own}` }
 }
 
+/**
+ * A column of JSON documents as one parameter: `jsonArray` joins the documents (already JSON) into
+ * one JSON array, `jsonElements` unnests it in order, for `unnest(...)` beside the other columns'
+ * arrays. As a json[] parameter, pg would escape every quote of every document into an array
+ * literal: a tenth of a streaming server's CPU.
+ */
+export const jsonArray = (documents: readonly string[]): string => `[${documents.join(',')}]`
+
+export const jsonElements = (param: string): string =>
+  `ARRAY(SELECT j.value FROM json_array_elements(:${param}::json) WITH ORDINALITY AS j(value, n) ORDER BY j.n)`
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 
 /** The schema name, quoted for SQL. Plain identifiers only, so names never need escaping rules. */

@@ -1,6 +1,7 @@
 import type { TaskEvent } from '../../model/events.ts'
 import type { PushTarget } from '../../model/push.ts'
 import { type DeliveryRow, type JsonColumn, outboxRows, type PushConfigRow } from '../rows.ts'
+import { jsonArray } from './db.ts'
 
 /** pg parses `json` columns itself, so rows carry objects; timestamptz columns arrive as Date. */
 export type PgDeliveryRow = DeliveryRow<unknown>
@@ -20,6 +21,18 @@ export class OutboxRows {
 
   get any(): boolean {
     return this.delivery_ids.length > 0
+  }
+
+  /** The insert's parameters: the JSON columns as one JSON array each (jsonArray). */
+  params(): Record<string, unknown> {
+    return {
+      delivery_ids: this.delivery_ids,
+      delivery_seqs: this.delivery_seqs,
+      delivery_configs: this.delivery_configs,
+      delivery_targets: jsonArray(this.delivery_targets),
+      delivery_events: jsonArray(this.delivery_events),
+      delivery_tasks: jsonArray(this.delivery_tasks),
+    }
   }
 
   add(configs: readonly { id: string; target: PushTarget }[], event: TaskEvent, taskJson: string): void {

@@ -1,5 +1,5 @@
 import { OPEN_SQL } from '../task-indexes.ts'
-import { statement } from './db.ts'
+import { jsonElements, statement } from './db.ts'
 import { EVENTS_CHANNEL, WORK_CHANNEL } from './notify.ts'
 
 /** The rows one commit inserts besides its events, as parallel arrays for unnest(). */
@@ -7,7 +7,7 @@ const INSERT_DELIVERIES = (s: string) => `INSERT INTO ${s}.deliveries
       (id, task_id, seq, config_id, target, event, task, state, attempts, created_at, next_attempt_at)
     SELECT d.id, :task_id, d.seq, d.config_id, d.target, d.event, d.task, 'pending', 0, now(), now()
     FROM unnest(:delivery_ids::text[], :delivery_seqs::int[], :delivery_configs::text[],
-                :delivery_targets::json[], :delivery_events::json[], :delivery_tasks::json[])
+                ${jsonElements('delivery_targets')}, ${jsonElements('delivery_events')}, ${jsonElements('delivery_tasks')})
       AS d(id, seq, config_id, target, event, task)`
 
 /** The push configs one commit adds, as parallel arrays for unnest(). */
@@ -15,10 +15,10 @@ const INSERT_CONFIGS = (
   s: string,
 ) => `INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
     SELECT :task_id, c.id, :tenant, :owner, :config_created_at, c.target
-    FROM unnest(:config_ids::text[], :config_targets::json[]) AS c(id, target)`
+    FROM unnest(:config_ids::text[], ${jsonElements('config_targets')}) AS c(id, target)`
 
 const INSERT_EVENTS = (s: string) => `INSERT INTO ${s}.events (task_id, seq, body)
-    SELECT :task_id, e.seq, e.body FROM unnest(:seqs::int[], :bodies::json[]) AS e(seq, body)`
+    SELECT :task_id, e.seq, e.body FROM unnest(:seqs::int[], ${jsonElements('bodies')}) AS e(seq, body)`
 
 /** A task row as an append needs it: the snapshot, who may see it, its lease and its push configs. */
 const TASK_ROW = (s: string) => `SELECT t.snapshot, t.tenant, t.owner, t.lease_owner, t.version,
@@ -112,7 +112,7 @@ export const taskSql = (s: string) => ({
      artifacts AS (
        INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta, bytes)
        SELECT a.id, :task_id, :tenant, :owner, a.meta, a.bytes
-       FROM unnest(:artifact_ids::text[], :artifact_metas::json[], :artifact_bytes::bytea[]) AS a(id, meta, bytes)
+       FROM unnest(:artifact_ids::text[], ${jsonElements('artifact_metas')}, :artifact_bytes::bytea[]) AS a(id, meta, bytes)
      ),
      configs AS (${INSERT_CONFIGS(s)}),
      deliveries AS (${INSERT_DELIVERIES(s)}),

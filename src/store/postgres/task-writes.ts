@@ -19,7 +19,7 @@ import { idempotencyConflict } from '../idempotency.ts'
 import { openingEvents } from '../opening.ts'
 import { visible } from '../rows.ts'
 import { runPendingAfter } from '../run-pending.ts'
-import { run, transaction } from './db.ts'
+import { jsonArray, run, transaction } from './db.ts'
 import { formatTaskNote } from './notify.ts'
 import { OutboxRows } from './rows.ts'
 import type { TaskSql } from './task-sql.ts'
@@ -119,10 +119,10 @@ export const createTask = (ctx: WriteContext, plan: CreatePlan): Promise<CreateT
       owner: task.owner,
       config_created_at: task.createdAt,
       seqs: events.map((e) => e.seq),
-      bodies: events.map((e) => JSON.stringify(e)),
+      bodies: jsonArray(events.map((e) => JSON.stringify(e))),
       config_ids: configs.map((c) => c.id),
-      config_targets: configs.map((c) => JSON.stringify(c.target)),
-      ...outbox,
+      config_targets: jsonArray(configs.map((c) => JSON.stringify(c.target))),
+      ...outbox.params(),
       event_note: formatTaskNote(ctx.replicaTag, task.id, task.version),
       runnable: lease === undefined,
       work_note: ctx.replicaTag,
@@ -242,14 +242,14 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
       tenant,
       owner,
       seqs: events.map((e) => e.seq),
-      bodies: events.map((e) => JSON.stringify(e)),
+      bodies: jsonArray(events.map((e) => JSON.stringify(e))),
       artifact_ids: artifacts.map((a) => a.id),
-      artifact_metas: artifacts.map((a) => a.meta),
+      artifact_metas: jsonArray(artifacts.map((a) => a.meta)),
       artifact_bytes: artifacts.map((a) => a.bytes),
       config_ids: added.map((c) => c.id),
-      config_targets: added.map((c) => JSON.stringify(c.target)),
+      config_targets: jsonArray(added.map((c) => JSON.stringify(c.target))),
       config_created_at: plan.at,
-      ...outbox,
+      ...outbox.params(),
       state: task.state,
       version: task.version,
       status_at: task.statusAt,
