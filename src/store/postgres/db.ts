@@ -49,14 +49,9 @@ export const STORE_SESSION_OPTIONS = '-c enable_seqscan=off'
  * which pg would otherwise prefer to the pool's), so an operator's own `-c` has the last word.
  */
 export const storeConnection = (connectionString: string): { connectionString: string; options: string } => {
-  let url: URL
-  try {
-    url = new URL(connectionString)
-  } catch {
-    return { connectionString, options: STORE_SESSION_OPTIONS }
-  }
-  const own = url.searchParams.get('options')
-  if (own === null) return { connectionString, options: STORE_SESSION_OPTIONS }
+  const url = URL.canParse(connectionString) ? new URL(connectionString) : undefined
+  const own = url?.searchParams.get('options')
+  if (!url || own == null) return { connectionString, options: STORE_SESSION_OPTIONS }
   url.searchParams.delete('options')
   return { connectionString: url.toString(), options: `${STORE_SESSION_OPTIONS} ${own}` }
 }
