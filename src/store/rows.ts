@@ -33,6 +33,33 @@ export const visible = (row: { tenant: string; owner: string }, scope: Scope | u
   scope === undefined ||
   (row.tenant === scope.tenant && (scope.owner === undefined || row.owner === scope.owner))
 
+/** A row of the events table: the events of one append (or a task's opening), in one JSON array. */
+export interface EventRow<Json> {
+  /** Ascending and contiguous; the row is keyed by the last one's seq. */
+  body: Json
+}
+
+/**
+ * The events after `afterSeq` in rows of batches, in order, at most `limit`. A reader asks for the
+ * rows keyed after its cursor (each ends after it) and skips the events of the first it already has.
+ */
+export const eventsOfRows = <Json>(
+  rows: readonly EventRow<Json>[],
+  json: JsonColumn<Json>,
+  afterSeq: number,
+  limit = Number.POSITIVE_INFINITY,
+): TaskEvent[] => {
+  const events: TaskEvent[] = []
+  for (const row of rows) {
+    for (const event of json(row.body) as TaskEvent[]) {
+      if (event.seq <= afterSeq) continue
+      events.push(event)
+      if (events.length >= limit) return events
+    }
+  }
+  return events
+}
+
 export interface DeliveryRow<Json> {
   id: string
   task_id: string

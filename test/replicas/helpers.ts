@@ -135,10 +135,18 @@ export class Database {
 
   /** Every event of a task, as stored: (seq, kind, state). */
   async events(taskId: string): Promise<{ seq: number; kind: string; state: string | null }[]> {
+    return (await this.storedEvents([taskId])).map(({ seq, kind, state }) => ({ seq, kind, state }))
+  }
+
+  /** Every event of these tasks, as stored (a row holds one write's events, a JSON array), in order. */
+  storedEvents(
+    taskIds: readonly string[],
+  ): Promise<{ task_id: string; seq: number; kind: string; state: string | null }[]> {
     return this.query(
-      `SELECT seq, body->>'kind' AS kind, body->>'state' AS state FROM switchboard.events
-       WHERE task_id = $1 ORDER BY seq`,
-      [taskId],
+      `SELECT task_id, (e.value->>'seq')::int AS seq, e.value->>'kind' AS kind, e.value->>'state' AS state
+       FROM switchboard.events, json_array_elements(body) AS e(value)
+       WHERE task_id = ANY($1) ORDER BY task_id, seq`,
+      [taskIds],
     )
   }
 

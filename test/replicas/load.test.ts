@@ -115,10 +115,7 @@ describe('load across replicas', { skip: pgSkip }, () => {
 
     // The stored log per task, as (seq, kind), for the streams and the pushes.
     const log = new Map<string, { seq: number; kind: string }[]>()
-    for (const row of await sql.query<{ task_id: string; seq: number; kind: string }>(
-      "SELECT task_id, seq, body->>'kind' AS kind FROM switchboard.events WHERE task_id = ANY($1) ORDER BY task_id, seq",
-      [ids],
-    )) {
+    for (const row of await sql.storedEvents(ids)) {
       log.set(row.task_id, [...(log.get(row.task_id) ?? []), row])
     }
 

@@ -12,7 +12,16 @@ import { taskSql } from '../../src/store/postgres/task-sql.ts'
 import { appendEvents } from '../../src/store/postgres/task-writes.ts'
 import { instantAgent } from '../helpers/agents.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
-import { A2A, CLAWPEDIA, cancelled, create, SCOPE, status } from './contract/fixtures.ts'
+import {
+  A2A,
+  CLAWPEDIA,
+  cancelled,
+  completed,
+  create,
+  SCOPE,
+  status,
+  textArtifact,
+} from './contract/fixtures.ts'
 import { storeContract } from './contract.ts'
 
 const SCHEMA_SQL = new URL('../../src/store/postgres/schema.sql', import.meta.url)
@@ -193,6 +202,63 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
           indexes.some((i) => i.indexname === 'tasks_idempotency'),
           false,
         )
+      } finally {
+        await Promise.all([pool.end(), store.close()])
+      }
+    })
+  })
+
+  describe('migration 6: one events row per write', () => {
+    it('reads the per-event rows of a version 5 schema as batches of one, and appends after them', async () => {
+      const schema = db.schema()
+      const s = quoteSchema(schema)
+      const pool = new pg.Pool({ connectionString: db.url })
+      const store = new PostgresStore({ connectionString: db.url, schema })
+      try {
+        await migrate(pool, schema, POSTGRES_MIGRATIONS.slice(0, 5))
+        const { task } = await create(store)
+        const artifact = textArtifact(task.id)
+        const working = await store.append({
+          taskId: task.id,
+          events: [status('WORKING'), { kind: 'artifact', artifact }],
+        })
+        // Version 5 kept one row per event: put the rows this store wrote back into that shape.
+        await admin.query(
+          `WITH batches AS (DELETE FROM ${s}.events RETURNING task_id, body)
+           INSERT INTO ${s}.events (task_id, seq, body)
+           SELECT b.task_id, (e.value->>'seq')::int, e.value FROM batches b, json_array_elements(b.body) AS e(value)`,
+        )
+        const v5 = await admin.query(`SELECT seq, body::text AS body FROM ${s}.events ORDER BY seq`)
+        assert.deepEqual(
+          v5.rows.map((r) => r.seq),
+          [1, 2, 3, 4],
+        )
+        await store.init()
+        const events = [...(await store.readEvents(task.id, 0))]
+        assert.deepEqual(
+          events.map((e) => e.seq),
+          [1, 2, 3, 4],
+        )
+        assert.deepEqual(events.slice(2), working.events)
+        assert.deepEqual(await store.readEvents(task.id, 2, 1), [working.events[0]])
+        // Each row keeps its text as written, now inside an array of one.
+        const migrated = await admin.query(`SELECT body::text AS body FROM ${s}.events ORDER BY seq`)
+        assert.deepEqual(
+          migrated.rows.map((r) => r.body),
+          v5.rows.map((r) => `[${r.body}]`),
+        )
+        const done = await store.append({ taskId: task.id, events: [completed] })
+        assert.deepEqual(await store.readEvents(task.id, 3), [working.events[1], ...done.events])
+        assert.deepEqual(await store.getTask(SCOPE, task.id), done.task)
+        // Retention finds the artifact of a migrated row.
+        assert.equal(
+          await store.deleteExpiredTasks({
+            finishedBefore: new Date(Date.now() + 3_600_000).toISOString(),
+            limit: 10,
+          }),
+          1,
+        )
+        assert.equal(await store.getArtifact(SCOPE, artifact.id), undefined)
       } finally {
         await Promise.all([pool.end(), store.close()])
       }

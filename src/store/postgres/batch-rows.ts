@@ -129,10 +129,12 @@ export class BatchRows {
     const { task, events, outbox } = plan
     const { tenant, owner } = known
     const r = this.#children
-    for (const event of events) {
+    const last = events.at(-1)
+    if (last) {
+      // One row per write, as INSERT_EVENTS (task-sql.ts) writes it.
       r.e_tasks.push(task.id)
-      r.e_seqs.push(event.seq)
-      r.e_bodies.push(JSON.stringify(event))
+      r.e_seqs.push(last.seq)
+      r.e_bodies.push(JSON.stringify(events))
     }
     for (const artifact of artifacts) {
       r.r_ids.push(artifact.id)

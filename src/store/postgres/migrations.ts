@@ -131,4 +131,10 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   DROP INDEX ${s}.tasks_idempotency;
   ALTER TABLE ${s}.tasks DROP COLUMN idempotency_key;
   `,
+  /*
+   * 6: one events row per write, keyed by its last event's seq, its body their JSON array (as in
+   * SQLite): each stored row becomes a batch of one, its text kept as written. Rewrites every event
+   * row once; the previous version's code cannot read the new rows.
+   */
+  (s) => `UPDATE ${s}.events SET body = ('[' || body::text || ']')::json;`,
 ]

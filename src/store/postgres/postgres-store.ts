@@ -25,7 +25,15 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
-import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
+import {
+  type ApiKeyRow,
+  type EventRow,
+  eventsOfRows,
+  toApiKey,
+  toDelivery,
+  toPushConfig,
+  visible,
+} from '../rows.ts'
 import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { batchSql } from './batch-sql.ts'
@@ -184,12 +192,12 @@ export class PostgresStore implements Store {
   }
 
   async readEvents(taskId: string, afterSeq: number, limit = 1000): Promise<TaskEvent[]> {
-    const { rows } = await run<{ body: TaskEvent }>(this.#pool, this.#tasks.events, {
+    const { rows } = await run<EventRow<TaskEvent[]>>(this.#pool, this.#tasks.events, {
       task_id: taskId,
       after_seq: afterSeq,
       limit,
     })
-    return rows.map((r) => r.body)
+    return eventsOfRows(rows, parsed, afterSeq, limit)
   }
 
   /** The version (last seq) of each of these tasks that exists. Unscoped, like readEvents. */

@@ -17,8 +17,8 @@ export const retentionSql = (s: string) => ({
          AND NOT EXISTS (SELECT 1 FROM ${s}.deliveries d WHERE d.task_id = t.id AND d.state = 'pending')
        ORDER BY status_at LIMIT :limit FOR UPDATE SKIP LOCKED),
      artifacts AS (DELETE FROM ${s}.artifacts WHERE id IN (
-       SELECT body->'artifact'->>'id' FROM ${s}.events
-       WHERE task_id IN (SELECT id FROM doomed) AND body->>'kind' = 'artifact')),
+       SELECT e.value->'artifact'->>'id' FROM ${s}.events, json_array_elements(body) AS e(value)
+       WHERE task_id IN (SELECT id FROM doomed) AND e.value->>'kind' = 'artifact')),
      events AS (DELETE FROM ${s}.events WHERE task_id IN (SELECT id FROM doomed)),
      configs AS (DELETE FROM ${s}.push_configs WHERE task_id IN (SELECT id FROM doomed)),
      deliveries AS (DELETE FROM ${s}.deliveries WHERE task_id IN (SELECT id FROM doomed)),

@@ -17,8 +17,12 @@ const INSERT_CONFIGS = (
     SELECT :task_id, c.id, :tenant, :owner, :config_created_at, c.target
     FROM unnest(:config_ids::text[], ${jsonElements('config_targets')}) AS c(id, target)`
 
+/**
+ * The events of one write as one row, keyed by the last one's seq, its body their JSON array (as
+ * in SQLite): a lifecycle's events cost a row per write, not one per event. None, no row.
+ */
 const INSERT_EVENTS = (s: string) => `INSERT INTO ${s}.events (task_id, seq, body)
-    SELECT :task_id, e.seq, e.body FROM unnest(:seqs::int[], ${jsonElements('bodies')}) AS e(seq, body)`
+    SELECT :task_id, :last_seq::int, :events::json WHERE :last_seq::int IS NOT NULL`
 
 /** A task row as an append needs it: the snapshot, who may see it, its lease and its push configs. */
 const TASK_ROW = (s: string) => `SELECT t.snapshot, t.tenant, t.owner, t.lease_owner, t.version,
@@ -146,6 +150,7 @@ export const taskSql = (s: string) => ({
        AND ${OPEN_SQL}`,
   ),
 
+  /** Rows of events ending after the cursor: `limit` rows hold at least `limit` events, if there are. */
   events: statement(
     'sb_events',
     `SELECT body FROM ${s}.events WHERE task_id = :task_id AND seq > :after_seq ORDER BY seq LIMIT :limit`,

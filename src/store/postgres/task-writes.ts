@@ -44,6 +44,12 @@ export interface KnownTask {
   configs: readonly { id: string; target: PushTarget }[]
 }
 
+/** The parameters of one write's events row (INSERT_EVENTS in task-sql.ts). */
+const eventsRow = (events: readonly TaskEvent[]) => ({
+  last_seq: events.at(-1)?.seq ?? null,
+  events: JSON.stringify(events),
+})
+
 /** One write transaction, in its `store.commit` span when tracing. */
 const writeTransaction = <T>(
   ctx: WriteContext,
@@ -118,8 +124,7 @@ export const createTask = (ctx: WriteContext, plan: CreatePlan): Promise<CreateT
       tenant: task.tenant,
       owner: task.owner,
       config_created_at: task.createdAt,
-      seqs: events.map((e) => e.seq),
-      bodies: jsonArray(events.map((e) => JSON.stringify(e))),
+      ...eventsRow(events),
       config_ids: configs.map((c) => c.id),
       config_targets: jsonArray(configs.map((c) => JSON.stringify(c.target))),
       ...outbox.params(),
@@ -241,8 +246,7 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
       task_id: task.id,
       tenant,
       owner,
-      seqs: events.map((e) => e.seq),
-      bodies: jsonArray(events.map((e) => JSON.stringify(e))),
+      ...eventsRow(events),
       artifact_ids: artifacts.map((a) => a.id),
       artifact_metas: jsonArray(artifacts.map((a) => a.meta)),
       artifact_bytes: artifacts.map((a) => a.bytes),

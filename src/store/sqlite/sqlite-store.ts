@@ -24,7 +24,7 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
-import { type ApiKeyRow, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
+import { type ApiKeyRow, eventsOfRows, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
 import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { Checkpointer } from './checkpointer.ts'
@@ -34,13 +34,7 @@ import { eventsPage, listTasks } from './list-tasks.ts'
 import { migrate } from './migrate.ts'
 import { type PushSql, pushSql } from './push-sql.ts'
 import { deleteExpiredTasks, type RetentionSql, retentionSql } from './retention-sql.ts'
-import {
-  currentTask,
-  type EventRow,
-  eventsOfRows,
-  type SqliteDeliveryRow,
-  type SqlitePushConfigRow,
-} from './rows.ts'
+import { currentTask, type SqliteDeliveryRow, type SqliteEventRow, type SqlitePushConfigRow } from './rows.ts'
 import { type TaskSql, taskSql } from './task-sql.ts'
 import { appendEvents, createTask, insertPushConfig, type WriteContext } from './task-writes.ts'
 
@@ -136,8 +130,8 @@ export class SqliteStore implements Store {
 
   async readEvents(taskId: string, afterSeq: number, limit = 1000): Promise<TaskEvent[]> {
     // Every row holds at least one event: `limit` rows hold at least `limit` events, if there are.
-    const rows = eventsPage(this.#statements, limit).all(taskId, afterSeq) as EventRow[]
-    return eventsOfRows(rows, afterSeq, limit)
+    const rows = eventsPage(this.#statements, limit).all(taskId, afterSeq) as SqliteEventRow[]
+    return eventsOfRows(rows, JSON.parse, afterSeq, limit)
   }
 
   async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {

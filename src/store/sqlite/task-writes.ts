@@ -283,7 +283,7 @@ const enqueueDeliveries = (
 /**
  * The events of one append (or a task's opening pair) are one row, keyed by the last one's seq:
  * a run's batch costs one B-tree insert, not one per event. A reader asks for the rows ending
- * after its cursor and skips the events it has (eventsOfRows).
+ * after its cursor and skips the events it has (eventsOfRows in store/rows.ts).
  */
 const insertEvents = (ctx: WriteContext, taskId: string, events: readonly TaskEvent[]): void => {
   const last = events.at(-1)
