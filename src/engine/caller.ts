@@ -36,6 +36,13 @@ const boundedClaims = (claims: JsonObject): JsonObject => {
   return kept
 }
 
-/** `ctx.caller`: the handler's own copy, which it cannot change for later calls of this run. */
+/**
+ * `ctx.caller`: the handler's own copy, which it cannot change for later calls of this run. Only
+ * the claims are nested, so only they are deep-copied; the rest is strings, copied as they are.
+ */
 export const frozenCaller = (caller: CallerIdentity): CallerIdentity =>
-  Object.freeze({ ...structuredClone(caller), scopes: Object.freeze([...caller.scopes]) })
+  Object.freeze({
+    ...caller,
+    scopes: Object.freeze([...caller.scopes]),
+    ...(caller.claims !== undefined && { claims: structuredClone(caller.claims) }),
+  })
