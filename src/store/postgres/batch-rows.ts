@@ -1,6 +1,6 @@
 import { jsonArray } from './db.ts'
 import { formatTaskNote } from './notify.ts'
-import type { AppendPlan, CreatePlan, KnownTask } from './task-writes.ts'
+import { type AppendPlan, type CreatePlan, eventsRow, type KnownTask } from './task-writes.ts'
 
 /** The columns whose values are JSON documents, passed as one JSON array each. */
 const JSON_COLUMNS = [
@@ -129,12 +129,11 @@ export class BatchRows {
     const { task, events, outbox } = plan
     const { tenant, owner } = known
     const r = this.#children
-    const last = events.at(-1)
-    if (last) {
-      // One row per write, as INSERT_EVENTS (task-sql.ts) writes it.
+    const row = eventsRow(events)
+    if (row.last_seq !== null) {
       r.e_tasks.push(task.id)
-      r.e_seqs.push(last.seq)
-      r.e_bodies.push(JSON.stringify(events))
+      r.e_seqs.push(row.last_seq)
+      r.e_bodies.push(row.events)
     }
     for (const artifact of artifacts) {
       r.r_ids.push(artifact.id)

@@ -44,8 +44,8 @@ export interface KnownTask {
   configs: readonly { id: string; target: PushTarget }[]
 }
 
-/** The parameters of one write's events row (INSERT_EVENTS in task-sql.ts). */
-const eventsRow = (events: readonly TaskEvent[]) => ({
+/** One write's events row (INSERT_EVENTS in task-sql.ts; the group commit's too): none without events. */
+export const eventsRow = (events: readonly TaskEvent[]) => ({
   last_seq: events.at(-1)?.seq ?? null,
   events: JSON.stringify(events),
 })
