@@ -100,6 +100,22 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
     db.close()
   })
 
+  it('keep a WAL’s file when it starts over, so the next cycle rewrites it in place', async () => {
+    const { db, file } = open('kept.db')
+    const checkpointer = new Checkpointer(db, { filename: file, synchronous: 'NORMAL', everyMs: 0 })
+    // About 6,000 frames (24 MiB): under the bound, past what the WAL was once cut back to (16 MiB).
+    write(db, 24_000)
+    const grown = sizeOf(`${file}-wal`)
+    assert.ok(grown > 24 * 1024 * 1024, `${grown} bytes of WAL`)
+    checkpointer.committed()
+    await checkpointer.settled()
+    // The worker copied every frame: this commit starts the WAL over, at its first frame.
+    write(db, 10)
+    assert.equal(sizeOf(`${file}-wal`), grown, 'the file is kept, not cut back and grown again')
+    await checkpointer.stop()
+    db.close()
+  })
+
   it('hand the checkpoints back to SQLite when the worker fails', async () => {
     const { db } = open('fails.db')
     const failures: Error[] = []
