@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { newId } from '../model/ids.ts'
 import type { Metadata } from '../model/parts.ts'
 import type { A2aCard, ClawpediaCard, Discovery } from './card.ts'
 import { ClientError } from './errors.ts'
@@ -105,7 +105,7 @@ export class Agent {
   /** Creates a task. `input` is an input object, `{ text }`, or `{ message }` (see payloadOf). */
   async send(input: SendInput, options: SendOptions = {}): Promise<TaskHandle> {
     const payload = payloadOf(input, options.as)
-    const idempotencyKey = options.idempotencyKey ?? randomUUID()
+    const idempotencyKey = options.idempotencyKey ?? newId()
     const push = options.webhook && pushRegistration(options.webhook)
     const pending = options.webhook?.receiver.expect()
     try {

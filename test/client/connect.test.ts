@@ -242,6 +242,21 @@ describe('interfaces', () => {
   })
 })
 
+describe('idempotency keys', () => {
+  it('are minted time ordered (UUID v7), so a receiving store appends them at one edge of its index', async () => {
+    proxy.requests.length = 0
+    const agent = await connect(`${proxy.url}/agents/report-builder`, { prefer: ['clawpedia'], cache: false })
+    for (let i = 0; i < 3; i += 1) await (await agent.send({ subject: `keys ${i}` })).cancel()
+    const keys = proxy.requests
+      .filter((r) => r.method === 'POST' && r.url.endsWith('/tasks'))
+      .map((r) => String(r.headers['idempotency-key']))
+    assert.equal(keys.length, 3)
+    for (const key of keys)
+      assert.match(key, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    assert.deepEqual([...keys].sort(), keys, 'each key sorts after the one before')
+  })
+})
+
 describe('card caching', () => {
   it('uses a fresh card without asking (max-age), revalidates a stale one with If-None-Match (304)', async () => {
     let maxAge = 60

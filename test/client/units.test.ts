@@ -17,7 +17,7 @@ import {
 } from '../../src/client/errors.ts'
 import { backoffDelay } from '../../src/client/http.ts'
 import { payloadOf } from '../../src/client/payload.ts'
-import { decodeTask } from '../../src/client/transports/a2a-codec.ts'
+import { decodeTask, encodeMessage } from '../../src/client/transports/a2a-codec.ts'
 import { A2A_TASK_STATES, fromA2aState, toA2aState } from '../../src/dialects/a2a/wire/states.ts'
 import { ERROR_CODES } from '../../src/model/errors.ts'
 import { TASK_STATES } from '../../src/model/states.ts'
@@ -239,5 +239,16 @@ describe('A2A task states', () => {
   it('a state named like an Object.prototype member is unknown, not a state', () => {
     const wire = { id: 't1', contextId: 'c1', status: { state: 'constructor' } }
     assert.throws(() => decodeTask(wire), /unknown task state "constructor"/)
+  })
+})
+
+describe('encodeMessage', () => {
+  it('gives a message without an id a time-ordered one (UUID v7), and keeps one it has', () => {
+    const first = String(encodeMessage({ text: 'a' }).messageId)
+    const second = String(encodeMessage({ text: 'b' }).messageId)
+    assert.match(first, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    assert.ok(second > first, `${second} sorts after ${first}`)
+    const own = encodeMessage({ message: { messageId: 'mine', parts: [{ kind: 'text', text: 'c' }] } })
+    assert.equal(own.messageId, 'mine')
   })
 })

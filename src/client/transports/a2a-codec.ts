@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { OUTPUT_ARTIFACT_NAME, switchboardMeta } from '../../dialects/a2a/wire/extensions.ts'
 import { fromA2aPart, toA2aPart } from '../../dialects/a2a/wire/parts.ts'
 import { field, str } from '../../dialects/a2a/wire/read.ts'
@@ -6,6 +5,7 @@ import type { A2aPart } from '../../dialects/a2a/wire/shapes.ts'
 import { fromA2aState } from '../../dialects/a2a/wire/states.ts'
 import type { TaskError } from '../../model/errors.ts'
 import { type JsonObject, LOG_LEVELS, type LogLevel } from '../../model/events.ts'
+import { newId } from '../../model/ids.ts'
 import { isObject } from '../../model/json.ts'
 import { messageJson } from '../../model/replies.ts'
 import { ClientError } from '../errors.ts'
@@ -244,7 +244,7 @@ export const encodeMessage = (
     if (referenceTaskIds?.length) message.referenceTaskIds = referenceTaskIds
     if (metadata) message.metadata = metadata
   }
-  message.messageId ??= randomUUID()
+  message.messageId ??= newId()
   message.role = 'ROLE_USER'
   if (ids.taskId) message.taskId = ids.taskId
   if (ids.contextId) message.contextId = ids.contextId
