@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { CardCache, type ClientError, connect } from '../../src/client.ts'
+import { UUID_V7 } from '../helpers/ids.ts'
 import { startServer, type TestServer } from '../helpers/server.ts'
 import {
   freePort,
@@ -251,8 +252,7 @@ describe('idempotency keys', () => {
       .filter((r) => r.method === 'POST' && r.url.endsWith('/tasks'))
       .map((r) => String(r.headers['idempotency-key']))
     assert.equal(keys.length, 3)
-    for (const key of keys)
-      assert.match(key, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    for (const key of keys) assert.match(key, UUID_V7)
     assert.deepEqual([...keys].sort(), keys, 'each key sorts after the one before')
   })
 })

@@ -21,6 +21,7 @@ import { decodeTask, encodeMessage } from '../../src/client/transports/a2a-codec
 import { A2A_TASK_STATES, fromA2aState, toA2aState } from '../../src/dialects/a2a/wire/states.ts'
 import { ERROR_CODES } from '../../src/model/errors.ts'
 import { TASK_STATES } from '../../src/model/states.ts'
+import { UUID_V7 } from '../helpers/ids.ts'
 
 const INFO = 'type.googleapis.com/google.rpc.ErrorInfo'
 
@@ -246,7 +247,7 @@ describe('encodeMessage', () => {
   it('gives a message without an id a time-ordered one (UUID v7), and keeps one it has', () => {
     const first = String(encodeMessage({ text: 'a' }).messageId)
     const second = String(encodeMessage({ text: 'b' }).messageId)
-    assert.match(first, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    assert.match(first, UUID_V7)
     assert.ok(second > first, `${second} sorts after ${first}`)
     const own = encodeMessage({ message: { messageId: 'mine', parts: [{ kind: 'text', text: 'c' }] } })
     assert.equal(own.messageId, 'mine')

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { isUuid, newId } from '../../src/model/ids.ts'
-
-const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+import { UUID_V7 } from '../helpers/ids.ts'
 
 describe('newId', () => {
   it('mints version 7 UUIDs (RFC 9562) whose first 48 bits are the time in milliseconds', () => {
     const before = Date.now()
     const id = newId()
     const after = Date.now()
-    assert.match(id, V7)
+    assert.match(id, UUID_V7)
     assert.ok(isUuid(id))
     const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16)
     assert.ok(ms >= before && ms <= after + 1, `${ms} within [${before}, ${after}]`)
@@ -21,7 +20,7 @@ describe('newId', () => {
     for (let i = 0; i < 200_000; i++) {
       const id = newId()
       assert.ok(id > previous, `${id} sorts after ${previous}`)
-      assert.match(id, V7)
+      assert.match(id, UUID_V7)
       seen.add(id)
       previous = id
     }

@@ -10,6 +10,8 @@ const CHECKPOINT_EVERY_MS = 100
  * and the WAL starts over only after a checkpoint that did, so it would grow without end.
  */
 const WAL_BOUND_FRAMES = 16_384
+/** Each WAL frame is its page and a 24-byte header. */
+const WAL_FRAME_HEADER_BYTES = 24
 /**
  * A WAL that starts over keeps its file up to its bound and a quarter (PRAGMA journal_size_limit),
  * so a store under steady writes rewrites the same file pages each cycle. Cut back smaller, the
@@ -19,8 +21,6 @@ const WAL_BOUND_FRAMES = 16_384
  */
 const keptBytes = (boundFrames: number, pageSize: number): number =>
   Math.ceil(boundFrames * 1.25) * (pageSize + WAL_FRAME_HEADER_BYTES)
-/** Each WAL frame is its page and a 24-byte header. */
-const WAL_FRAME_HEADER_BYTES = 24
 
 /**
  * The worker's code: its own connection to the file, one PASSIVE checkpoint per request (it never
