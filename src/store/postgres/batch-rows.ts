@@ -1,3 +1,4 @@
+import type { BatchShape } from './batch-sql.ts'
 import { jsonArray } from './db.ts'
 import { formatTaskNote } from './notify.ts'
 import { type AppendPlan, type CreatePlan, eventsRow, type KnownTask } from './task-writes.ts'
@@ -160,6 +161,20 @@ export class BatchRows {
     for (let i = 0; i < outbox.delivery_ids.length; i += 1) r.d_tasks.push(task.id)
     r.n_tasks.push(task.id)
     r.n_notes.push(formatTaskNote(this.#replicaTag, task.id, task.version))
+  }
+
+  /** What the batch holds, which picks its statement (batch-sql.ts). */
+  shape(): BatchShape {
+    const r = this.#children
+    return {
+      creates: this.#creates.c_ids.length > 0,
+      keys: this.#creates.c_keys.some((key) => key !== null),
+      appends: this.#appends.a_ids.length > 0,
+      events: r.e_tasks.length > 0,
+      artifacts: r.r_ids.length > 0,
+      configs: r.p_tasks.length > 0,
+      deliveries: r.d_ids.length > 0,
+    }
   }
 
   /** The statement's parameters; each JSON column is one JSON array of its documents (db.ts). */

@@ -203,11 +203,15 @@ export class PgGroupCommit {
       startCommitSpan(this.#ctx.tracer, 'postgresql', [...creates, ...appends.map((a) => a.write)])
     let written: Set<string>
     try {
-      const { rows: result } = await run<{ written: string[] }>(this.#ctx.pool, this.#sql.commitBatch, {
-        ...rows.values(),
-        window_ms: windowMs ?? 0,
-        work_note: this.#ctx.replicaTag,
-      })
+      const { rows: result } = await run<{ written: string[] }>(
+        this.#ctx.pool,
+        this.#sql.commitBatch(rows.shape()),
+        {
+          ...rows.values(),
+          window_ms: windowMs ?? 0,
+          work_note: this.#ctx.replicaTag,
+        },
+      )
       written = new Set(result[0]!.written)
     } catch (error) {
       if (span) failCommitSpan(span, error)
