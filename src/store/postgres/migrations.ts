@@ -137,4 +137,17 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
    * row once; the previous version's code cannot read the new rows.
    */
   (s) => `UPDATE ${s}.events SET body = ('[' || body::text || ']')::json;`,
+  /*
+   * 7: no foreign keys from a task's events, artifacts, push configs and deliveries to the task.
+   * Each of those rows is written by a statement that writes or locks its task row (the group
+   * commit inserts them only for the tasks it wrote; a push config locks its task FOR KEY SHARE),
+   * and retention deletes them with their task, so every check only repeated what the statement
+   * had just established: a tenth of the database's CPU per send.
+   */
+  (s) => `
+  ALTER TABLE ${s}.events DROP CONSTRAINT IF EXISTS events_task_id_fkey;
+  ALTER TABLE ${s}.artifacts DROP CONSTRAINT IF EXISTS artifacts_task_id_fkey;
+  ALTER TABLE ${s}.push_configs DROP CONSTRAINT IF EXISTS push_configs_task_id_fkey;
+  ALTER TABLE ${s}.deliveries DROP CONSTRAINT IF EXISTS deliveries_task_id_fkey;
+  `,
 ]

@@ -7,11 +7,13 @@ const DELIVERY_COLUMNS = `id, task_id, seq, config_id, target, event, task, stat
 export const pushSql = (s: string) => ({
   /**
    * Creates or replaces a config, only on a task visible in the scope (no row: TASK_NOT_FOUND). The
-   * task is found by its key, then its scope checked, as in taskSnapshot.
+   * task is found by its key, then its scope checked, as in taskSnapshot. FOR KEY SHARE keeps the
+   * task from being deleted (retention) until the config commits, and one being deleted is waited
+   * for, then not found; appends, which take NO KEY UPDATE, go on meanwhile.
    */
   putPushConfig: statement(
     'sb_put_push_config',
-    `WITH keyed AS MATERIALIZED (SELECT id, tenant, owner FROM ${s}.tasks WHERE id = :task_id)
+    `WITH keyed AS MATERIALIZED (SELECT id, tenant, owner FROM ${s}.tasks WHERE id = :task_id FOR KEY SHARE)
      INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
      SELECT t.id, :id, t.tenant, t.owner, :created_at::timestamptz, :target::json FROM keyed t
      WHERE t.tenant = :tenant AND t.owner = coalesce(:owner::text, t.owner)

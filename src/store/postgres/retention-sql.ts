@@ -5,8 +5,8 @@ import { statement } from './db.ts'
  * Retention. `s` is the quoted schema. One statement deletes a batch: a task finished before the
  * cut-off goes with its events, artifacts (their bytes are in the row), push configs and settled
  * deliveries; one with a delivery still pending waits until that delivery is delivered or dead.
- * SKIP LOCKED gives replicas sweeping at once disjoint batches. The foreign keys are checked at
- * the end of the statement, when the children are gone too. Artifacts have no index by task (it
+ * SKIP LOCKED gives replicas sweeping at once disjoint batches, and passes over a task whose push
+ * config is being written (it holds the task FOR KEY SHARE). Artifacts have no index by task (it
  * would cost every artifact write): their ids are read from the artifact events.
  */
 export const retentionSql = (s: string) => ({

@@ -132,15 +132,3 @@ CREATE INDEX tasks_by_context ON switchboard.tasks USING btree (tenant, owner, c
 CREATE INDEX tasks_by_status_time ON switchboard.tasks USING btree (tenant, owner, status_at DESC, id DESC);
 
 CREATE INDEX tasks_runnable ON switchboard.tasks USING btree (created_at, id) WHERE run_pending;
-
-ALTER TABLE ONLY switchboard.artifacts
-    ADD CONSTRAINT artifacts_task_id_fkey FOREIGN KEY (task_id) REFERENCES switchboard.tasks(id);
-
-ALTER TABLE ONLY switchboard.deliveries
-    ADD CONSTRAINT deliveries_task_id_fkey FOREIGN KEY (task_id) REFERENCES switchboard.tasks(id);
-
-ALTER TABLE ONLY switchboard.events
-    ADD CONSTRAINT events_task_id_fkey FOREIGN KEY (task_id) REFERENCES switchboard.tasks(id);
-
-ALTER TABLE ONLY switchboard.push_configs
-    ADD CONSTRAINT push_configs_task_id_fkey FOREIGN KEY (task_id) REFERENCES switchboard.tasks(id);

@@ -97,7 +97,7 @@ export const taskSql = (s: string) => ({
   /**
    * The task row, locked until the append commits: racing appends (cancel against complete, two
    * replicas) queue here and each folds onto the state the previous one left. NO KEY UPDATE is
-   * enough (keys never change) and lets the foreign-key checks of concurrent inserts through.
+   * enough (keys never change) and lets a push config's FOR KEY SHARE of the task through.
    */
   taskForUpdate: statement('sb_task_for_update', `${TASK_ROW(s)} FOR NO KEY UPDATE OF t`),
 
