@@ -179,7 +179,9 @@ export class BatchRows {
 
   /** The statement's parameters; each JSON column is one JSON array of its documents (db.ts). */
   values(): Record<string, unknown> {
-    const values: Record<string, unknown> = { ...this.#creates, ...this.#appends, ...this.#children }
+    // Not a literal of three spreads: on Node 20 that cost 80 µs a batch (its V8 copies the second
+    // and third group property by property, through the runtime); Object.assign costs 8.
+    const values: Record<string, unknown> = Object.assign({}, this.#creates, this.#appends, this.#children)
     for (const column of JSON_COLUMNS) values[column] = jsonArray(values[column] as string[])
     return values
   }
