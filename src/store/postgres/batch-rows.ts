@@ -1,9 +1,9 @@
 import type { BatchShape } from './batch-sql.ts'
-import { jsonArray } from './db.ts'
+import { joinDocuments } from './db.ts'
 import { formatTaskNote } from './notify.ts'
 import { type AppendPlan, type CreatePlan, eventsRow, type KnownTask } from './task-writes.ts'
 
-/** The columns whose values are JSON documents, passed as one JSON array each. */
+/** The columns whose values are JSON documents, each passed as one parameter (joinDocuments). */
 const JSON_COLUMNS = [
   'c_snapshots',
   'a_snapshots',
@@ -177,12 +177,12 @@ export class BatchRows {
     }
   }
 
-  /** The statement's parameters; each JSON column is one JSON array of its documents (db.ts). */
+  /** The statement's parameters; each JSON column is one parameter of its documents (db.ts). */
   values(): Record<string, unknown> {
     // Not a literal of three spreads: on Node 20 that cost 80 µs a batch (its V8 copies the second
     // and third group property by property, through the runtime); Object.assign costs 8.
     const values: Record<string, unknown> = Object.assign({}, this.#creates, this.#appends, this.#children)
-    for (const column of JSON_COLUMNS) values[column] = jsonArray(values[column] as string[])
+    for (const column of JSON_COLUMNS) values[column] = joinDocuments(values[column] as string[])
     return values
   }
 }

@@ -1,4 +1,4 @@
-import { jsonElements, type Statement, statement } from './db.ts'
+import { type Statement, splitDocuments, statement } from './db.ts'
 import { EVENTS_CHANNEL, NOTES_PER_NOTIFY, WORK_CHANNEL } from './notify.ts'
 
 /**
@@ -54,7 +54,7 @@ const commitBatchSql = (s: string, shape: BatchShape): string => {
        FROM unnest(:c_ids::text[], :c_tenants::text[], :c_owners::text[], :c_agents::text[],
                    :c_context_ids::text[], :c_states::text[], :c_versions::int[], :c_created_at::timestamptz[],
                    :c_status_at::timestamptz[], :c_lease_owners::text[], :c_lease_ms::float8[],
-                   ${jsonElements('c_snapshots')}${shape.keys ? ', :c_keys::text[]' : ''})
+                   ${splitDocuments('c_snapshots')}${shape.keys ? ', :c_keys::text[]' : ''})
          AS c(id, tenant, owner, agent, context_id, state, version, created_at, status_at, lease_owner,
               lease_ms, snapshot${shape.keys ? ', key' : ''})
        ${shape.keys ? 'WHERE c.key IS NULL OR c.id IN (SELECT task_id FROM claimed)' : ''}
@@ -67,7 +67,7 @@ const commitBatchSql = (s: string, shape: BatchShape): string => {
          lease_owner = CASE WHEN a.release THEN NULL ELSE t.lease_owner END,
          lease_expires_at = CASE WHEN a.release THEN NULL ELSE t.lease_expires_at END
        FROM unnest(:a_ids::text[], :a_expected::int[], :a_lease_owners::text[], :a_configs::text[],
-                   :a_states::text[], :a_versions::int[], :a_status_at::timestamptz[], ${jsonElements('a_snapshots')},
+                   :a_states::text[], :a_versions::int[], :a_status_at::timestamptz[], ${splitDocuments('a_snapshots')},
                    :a_run_pending::boolean[], :a_release::boolean[], :a_request_run::boolean[])
          AS a(id, expected, lease_owner, configs, state, version, status_at, snapshot, run_pending, release,
               request_run)
@@ -84,7 +84,7 @@ const commitBatchSql = (s: string, shape: BatchShape): string => {
   if (shape.events)
     parts.push(`events AS (
        INSERT INTO ${s}.events (task_id, seq, body)
-       SELECT e.task_id, e.seq, e.body FROM unnest(:e_tasks::text[], :e_seqs::int[], ${jsonElements('e_bodies')})
+       SELECT e.task_id, e.seq, e.body FROM unnest(:e_tasks::text[], :e_seqs::int[], ${splitDocuments('e_bodies')})
          AS e(task_id, seq, body)
        WHERE e.task_id IN (SELECT id FROM written)
      )`)
@@ -92,7 +92,7 @@ const commitBatchSql = (s: string, shape: BatchShape): string => {
     parts.push(`artifacts AS (
        INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta, bytes)
        SELECT r.id, r.task_id, r.tenant, r.owner, r.meta, r.bytes
-       FROM unnest(:r_ids::text[], :r_tasks::text[], :r_tenants::text[], :r_owners::text[], ${jsonElements('r_metas')},
+       FROM unnest(:r_ids::text[], :r_tasks::text[], :r_tenants::text[], :r_owners::text[], ${splitDocuments('r_metas')},
                    :r_bytes::bytea[]) AS r(id, task_id, tenant, owner, meta, bytes)
        WHERE r.task_id IN (SELECT id FROM written)
      )`)
@@ -101,7 +101,7 @@ const commitBatchSql = (s: string, shape: BatchShape): string => {
        INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
        SELECT p.task_id, p.id, p.tenant, p.owner, p.created_at, p.target
        FROM unnest(:p_tasks::text[], :p_ids::text[], :p_tenants::text[], :p_owners::text[],
-                   :p_created_at::timestamptz[], ${jsonElements('p_targets')}) AS p(task_id, id, tenant, owner, created_at, target)
+                   :p_created_at::timestamptz[], ${splitDocuments('p_targets')}) AS p(task_id, id, tenant, owner, created_at, target)
        WHERE p.task_id IN (SELECT id FROM written)
      )`)
   if (shape.deliveries)
@@ -109,8 +109,8 @@ const commitBatchSql = (s: string, shape: BatchShape): string => {
        INSERT INTO ${s}.deliveries
          (id, task_id, seq, config_id, target, event, task, state, attempts, created_at, next_attempt_at)
        SELECT d.id, d.task_id, d.seq, d.config_id, d.target, d.event, d.task, 'pending', 0, now(), now()
-       FROM unnest(:d_ids::text[], :d_tasks::text[], :d_seqs::int[], :d_configs::text[], ${jsonElements('d_targets')},
-                   ${jsonElements('d_events')}, ${jsonElements('d_task_jsons')}) AS d(id, task_id, seq, config_id, target, event, task)
+       FROM unnest(:d_ids::text[], :d_tasks::text[], :d_seqs::int[], :d_configs::text[], ${splitDocuments('d_targets')},
+                   ${splitDocuments('d_events')}, ${splitDocuments('d_task_jsons')}) AS d(id, task_id, seq, config_id, target, event, task)
        WHERE d.task_id IN (SELECT id FROM written)
      )`)
   parts.push(`notes AS (

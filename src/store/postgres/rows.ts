@@ -1,7 +1,7 @@
 import type { TaskEvent } from '../../model/events.ts'
 import type { PushTarget } from '../../model/push.ts'
 import { type DeliveryRow, type JsonColumn, outboxRows, type PushConfigRow } from '../rows.ts'
-import { jsonArray } from './db.ts'
+import { joinDocuments } from './db.ts'
 
 /** pg parses `json` columns itself, so rows carry objects; timestamptz columns arrive as Date. */
 export type PgDeliveryRow = DeliveryRow<unknown>
@@ -23,15 +23,15 @@ export class OutboxRows {
     return this.delivery_ids.length > 0
   }
 
-  /** The insert's parameters: the JSON columns as one JSON array each (jsonArray). */
+  /** The insert's parameters: each JSON column as one parameter (joinDocuments). */
   params(): Record<string, unknown> {
     return {
       delivery_ids: this.delivery_ids,
       delivery_seqs: this.delivery_seqs,
       delivery_configs: this.delivery_configs,
-      delivery_targets: jsonArray(this.delivery_targets),
-      delivery_events: jsonArray(this.delivery_events),
-      delivery_tasks: jsonArray(this.delivery_tasks),
+      delivery_targets: joinDocuments(this.delivery_targets),
+      delivery_events: joinDocuments(this.delivery_events),
+      delivery_tasks: joinDocuments(this.delivery_tasks),
     }
   }
 

@@ -1,5 +1,5 @@
 import { OPEN_SQL } from '../task-indexes.ts'
-import { jsonElements, statement } from './db.ts'
+import { splitDocuments, statement } from './db.ts'
 import { EVENTS_CHANNEL, WORK_CHANNEL } from './notify.ts'
 
 /** The rows one commit inserts besides its events, as parallel arrays for unnest(). */
@@ -7,7 +7,7 @@ const INSERT_DELIVERIES = (s: string) => `INSERT INTO ${s}.deliveries
       (id, task_id, seq, config_id, target, event, task, state, attempts, created_at, next_attempt_at)
     SELECT d.id, :task_id, d.seq, d.config_id, d.target, d.event, d.task, 'pending', 0, now(), now()
     FROM unnest(:delivery_ids::text[], :delivery_seqs::int[], :delivery_configs::text[],
-                ${jsonElements('delivery_targets')}, ${jsonElements('delivery_events')}, ${jsonElements('delivery_tasks')})
+                ${splitDocuments('delivery_targets')}, ${splitDocuments('delivery_events')}, ${splitDocuments('delivery_tasks')})
       AS d(id, seq, config_id, target, event, task)`
 
 /** The push configs one commit adds, as parallel arrays for unnest(). */
@@ -15,7 +15,7 @@ const INSERT_CONFIGS = (
   s: string,
 ) => `INSERT INTO ${s}.push_configs (task_id, id, tenant, owner, created_at, target)
     SELECT :task_id, c.id, :tenant, :owner, :config_created_at, c.target
-    FROM unnest(:config_ids::text[], ${jsonElements('config_targets')}) AS c(id, target)`
+    FROM unnest(:config_ids::text[], ${splitDocuments('config_targets')}) AS c(id, target)`
 
 /**
  * The events of one write as one row, keyed by the last one's seq, its body their JSON array (as
@@ -116,7 +116,7 @@ export const taskSql = (s: string) => ({
      artifacts AS (
        INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta, bytes)
        SELECT a.id, :task_id, :tenant, :owner, a.meta, a.bytes
-       FROM unnest(:artifact_ids::text[], ${jsonElements('artifact_metas')}, :artifact_bytes::bytea[]) AS a(id, meta, bytes)
+       FROM unnest(:artifact_ids::text[], ${splitDocuments('artifact_metas')}, :artifact_bytes::bytea[]) AS a(id, meta, bytes)
      ),
      configs AS (${INSERT_CONFIGS(s)}),
      deliveries AS (${INSERT_DELIVERIES(s)}),

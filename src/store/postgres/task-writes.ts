@@ -19,7 +19,7 @@ import { idempotencyConflict } from '../idempotency.ts'
 import { openingEvents } from '../opening.ts'
 import { visible } from '../rows.ts'
 import { runPendingAfter } from '../run-pending.ts'
-import { jsonArray, run, transaction } from './db.ts'
+import { joinDocuments, run, transaction } from './db.ts'
 import { formatTaskNote } from './notify.ts'
 import { OutboxRows } from './rows.ts'
 import type { TaskSql } from './task-sql.ts'
@@ -126,7 +126,7 @@ export const createTask = (ctx: WriteContext, plan: CreatePlan): Promise<CreateT
       config_created_at: task.createdAt,
       ...eventsRow(events),
       config_ids: configs.map((c) => c.id),
-      config_targets: jsonArray(configs.map((c) => JSON.stringify(c.target))),
+      config_targets: joinDocuments(configs.map((c) => JSON.stringify(c.target))),
       ...outbox.params(),
       event_note: formatTaskNote(ctx.replicaTag, task.id, task.version),
       runnable: lease === undefined,
@@ -248,10 +248,10 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
       owner,
       ...eventsRow(events),
       artifact_ids: artifacts.map((a) => a.id),
-      artifact_metas: jsonArray(artifacts.map((a) => a.meta)),
+      artifact_metas: joinDocuments(artifacts.map((a) => a.meta)),
       artifact_bytes: artifacts.map((a) => a.bytes),
       config_ids: added.map((c) => c.id),
-      config_targets: jsonArray(added.map((c) => JSON.stringify(c.target))),
+      config_targets: joinDocuments(added.map((c) => JSON.stringify(c.target))),
       config_created_at: plan.at,
       ...outbox.params(),
       state: task.state,

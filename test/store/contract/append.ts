@@ -91,6 +91,31 @@ export const appendCases = (store: CurrentStore): void => {
       assert.equal(bySeq.get(b!)!.task.version, b)
     })
 
+    it('keeps every character of what several tasks write at once: controls, separators, quotes', async () => {
+      // Writes of one turn share a commit where the store batches them: each column's documents
+      // then travel together, and must come apart exactly where they were joined.
+      const text = 'a\u001e"b",\\c\u001f\u0000 \u2028 ☃ 😀 ]}'
+      const tasks = await Promise.all([workingTask(store()), workingTask(store())])
+      const written = await Promise.all(
+        tasks.map((task) =>
+          store().append({
+            taskId: task.id,
+            events: [
+              { kind: 'log', level: 'INFO', message: text },
+              { kind: 'artifact', artifact: textArtifact(task.id, `${text}${task.id}`) },
+            ],
+          }),
+        ),
+      )
+      for (const [i, task] of tasks.entries()) {
+        const { events, task: after } = written[i]!
+        assert.deepEqual(await store().readEvents(task.id, task.version), events)
+        assertSameTask(await store().getTask(SCOPE, task.id), after)
+        const artifact = after.artifacts[0]!
+        assert.equal(artifact.type === 'text' && artifact.text, `${text}${task.id}`)
+      }
+    })
+
     it('numbers events consecutively after the version and stores the fold', async () => {
       const task = await createTask(store())
       const first = await store().append({ taskId: task.id, scope: SCOPE, events: [status('WORKING')] })
