@@ -33,7 +33,7 @@ const PARTS = ['creates', 'keys', 'appends', 'events', 'artifacts', 'configs', '
  */
 const commitBatchSql = (s: string, shape: BatchShape): string => {
   const parts: string[] = []
-  if (shape.creates && shape.keys)
+  if (shape.keys)
     parts.push(`claimed AS (
        INSERT INTO ${s}.idempotency_keys AS k (tenant, owner, idempotency_key, fingerprint, task_id, created_at)
        SELECT c.tenant, c.owner, c.key, c.fingerprint, c.id, now()

@@ -39,8 +39,9 @@ export const run = <R extends pg.QueryResultRow>(
  * but a prepared statement's generic plan is made from the statistics of the moment (on a new
  * deployment: near-empty tables, where a sequential scan is cheapest) and kept until the next
  * ANALYZE invalidates it, a minute or more later under load: planned that way, a claim (and the
- * foreign-key checks of that time) read the whole tasks table while it grew. With sequential scans
- * off the planner takes an index whatever the statistics; a statement with no usable index still scans.
+ * foreign-key checks of that time) read the whole tasks table while it grew. With sequential
+ * scans off the planner takes an index whatever the statistics; a statement with no usable index
+ * still scans.
  */
 export const STORE_SESSION_OPTIONS = '-c enable_seqscan=off'
 

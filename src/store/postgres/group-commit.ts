@@ -203,14 +203,16 @@ export class PgGroupCommit {
       startCommitSpan(this.#ctx.tracer, 'postgresql', [...creates, ...appends.map((a) => a.write)])
     let written: Set<string>
     try {
+      // Added to the batch's own fresh object: spreading its 49 parameters again would copy them
+      // a second time.
+      const values = Object.assign(rows.values(), {
+        window_ms: windowMs ?? 0,
+        work_note: this.#ctx.replicaTag,
+      })
       const { rows: result } = await run<{ written: string[] }>(
         this.#ctx.pool,
         this.#sql.commitBatch(rows.shape()),
-        {
-          ...rows.values(),
-          window_ms: windowMs ?? 0,
-          work_note: this.#ctx.replicaTag,
-        },
+        values,
       )
       written = new Set(result[0]!.written)
     } catch (error) {
