@@ -16,6 +16,7 @@ import { compileSchema } from '../schema/json-schema.ts'
 import type { ListTasksPage, ListTasksQuery, Store, StoredArtifact } from '../store/contract.ts'
 import { Admission } from './admission.ts'
 import { readArtifact } from './artifact-content.ts'
+import type { CallerSignal } from './caller-signal.ts'
 import type { CommittedWrite } from './committed.ts'
 import { Deliveries } from './deliveries.ts'
 import { TaskFollower, taskAt } from './follow.ts'
@@ -84,7 +85,7 @@ export interface SubmitRequest {
   /** The A2A extensions the request activated: recorded with the task, `ctx.extensions` on every run. */
   extensions?: string[]
   /** A TaskWatch on the new task, opened before it is created, for waitFor or followTask (watch.ts). */
-  watch?: { signal?: AbortSignal }
+  watch?: { signal?: CallerSignal }
 }
 
 export interface InputRequest {
@@ -309,7 +310,7 @@ export class Engine {
   async followTask(
     scope: Caller,
     taskId: string,
-    options: { afterSeq: number; signal?: AbortSignal; known?: Task; watch?: TaskWatch },
+    options: { afterSeq: number; signal?: CallerSignal; known?: Task; watch?: TaskWatch },
   ): Promise<TaskFollower> {
     const known = options.known?.id === taskId ? options.known : await this.getTask(scope, taskId)
     const task = await taskAt(this.#store, known, options.afterSeq)
@@ -324,17 +325,16 @@ export class Engine {
   }
 
   /**
-   * Resolves with the task once its state satisfies `until`, or once it is terminal (it will not
-   * change again), or when the signal aborts (the task as it is). A state that satisfied `until`
-   * only in passing, within one committed batch, may be seen as the state after the batch.
-   * `known`: the task as the caller just had it (a submit's answer), which spares a read; with the
-   * `watch` that submit opened for it, nothing is read back at all.
+   * The task once its state satisfies `until` or is terminal (it will not change again), or when
+   * the signal aborts (as it is then). A state that satisfied `until` only within one committed
+   * batch may be seen as the state after it. `known`: the task as the caller just had it (a
+   * submit's answer), which spares a read; with the `watch` that submit opened, none is needed.
    */
   waitFor(
     scope: Caller,
     taskId: string,
     until: (state: TaskState) => boolean,
-    options: { signal?: AbortSignal; known?: Task; watch?: TaskWatch } = {},
+    options: { signal?: CallerSignal; known?: Task; watch?: TaskWatch } = {},
   ): Promise<Task> {
     const { watch, ...rest } = options
     return waitForState({

@@ -4,6 +4,7 @@ import { applyEvent, emptyTask, headerOf } from '../model/fold.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
 import type { Store } from '../store/contract.ts'
+import type { CallerSignal } from './caller-signal.ts'
 import { LIMITS } from './limits.ts'
 import type { TaskWatch } from './watch.ts'
 
@@ -23,7 +24,7 @@ export interface FollowOptions {
   task: Task
   /** Yield events with seq greater than this (events up to it are only folded): a Last-Event-ID. */
   afterSeq: number
-  signal?: AbortSignal
+  signal?: CallerSignal
   /** Opened before the write that returned `task`: it holds whatever followed, so nothing is read first. */
   watch?: TaskWatch
 }
@@ -75,7 +76,7 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
   readonly #bus: EventBus
   readonly #task: Task
   readonly #afterSeq: number
-  readonly #signal: AbortSignal | undefined
+  readonly #signal: CallerSignal | undefined
   #watch: TaskWatch | undefined
   #opened = false
   #done = false

@@ -2,6 +2,7 @@ import type { EventBus, TaskNote } from '../events/contract.ts'
 import { isTerminal, type TaskState } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
 import type { Store } from '../store/contract.ts'
+import type { CallerSignal } from './caller-signal.ts'
 import type { TaskWatch } from './watch.ts'
 
 export interface WaitOptions {
@@ -11,7 +12,7 @@ export interface WaitOptions {
   /** Reads the task in the caller's scope (access checked). */
   read: () => Promise<Task>
   until: (state: TaskState) => boolean
-  signal?: AbortSignal
+  signal?: CallerSignal
   /** The task as the caller just had it, which spares a read when nothing followed it. */
   known?: Task
   /** Opened before the write that returned `known`: it holds whatever followed, so nothing is read back. */

@@ -1,6 +1,7 @@
 import type { EventBus, TaskListener, TaskNote } from '../events/contract.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
+import type { CallerSignal } from './caller-signal.ts'
 
 /** Notes a watch holds before it is taken over; past it, one note without events says "read the store". */
 const HELD_LIMIT = 256
@@ -18,14 +19,14 @@ export class TaskWatch {
   #held: TaskNote[] = []
   #listener: TaskListener | undefined
   #unsubscribe: (() => void) | undefined
-  readonly #signal: AbortSignal | undefined
+  readonly #signal: CallerSignal | undefined
   readonly #onAbort = (): void => this.close()
 
-  constructor(bus: EventBus, taskId: string, signal?: AbortSignal) {
+  constructor(bus: EventBus, taskId: string, signal?: CallerSignal) {
     this.taskId = taskId
     this.#signal = signal
     this.#unsubscribe = bus.subscribe(taskId, (note) => this.#note(note))
-    signal?.addEventListener('abort', this.#onAbort, { once: true })
+    signal?.addEventListener('abort', this.#onAbort)
   }
 
   /**

@@ -1,19 +1,43 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyRequest } from 'fastify'
+import type { CallerSignal } from '../engine/caller-signal.ts'
 import { SwitchboardError } from '../model/errors.ts'
 
 /**
- * A signal aborted when the client goes away before the response is complete. A response that
- * finished normally also emits 'close'; aborting then would wake nobody and costs a DOMException
- * (a stack trace) on every request.
+ * Aborted when the client goes away before the response is complete. A response that finished
+ * normally also emits 'close'; aborting then would wake nobody. No AbortController: every
+ * blocking send makes one of these, and its listeners (the watch, the wait) are one or two.
  */
-export const disconnectSignal = (res: ServerResponse): AbortSignal => {
-  const controller = new AbortController()
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort()
-  })
-  return controller.signal
+class Disconnect implements CallerSignal {
+  #aborted = false
+  #listeners: (() => void)[] = []
+
+  constructor(res: ServerResponse) {
+    res.once('close', () => {
+      if (res.writableFinished) return
+      this.#aborted = true
+      const listeners = this.#listeners
+      this.#listeners = []
+      for (const listener of listeners) listener()
+    })
+  }
+
+  get aborted(): boolean {
+    return this.#aborted
+  }
+
+  /** As on an AbortSignal, a listener added after the abort is never called. */
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (!this.#aborted) this.#listeners.push(listener)
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.#listeners.indexOf(listener)
+    if (at !== -1) this.#listeners.splice(at, 1)
+  }
 }
+
+export const disconnectSignal = (res: ServerResponse): CallerSignal => new Disconnect(res)
 
 export interface SseFrame {
   /** The SSE `id:` (the task's event sequence). */

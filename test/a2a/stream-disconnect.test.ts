@@ -1,10 +1,12 @@
 /**
- * A SubscribeToTask client that goes away while the task is quiet: the server lets go of the
- * task's bus subscription when the socket closes, with no further event to wake the stream. The
- * stream holds no AbortSignal for this; the SSE writer ends its items (serveStream).
+ * A client that goes away while its task is quiet: the server lets go of the task's bus
+ * subscription when the socket closes, with no further event to wake it. A SubscribeToTask stream
+ * holds no signal for this (the SSE writer ends its items: serveStream); a blocking SendMessage
+ * waits on the response's disconnect signal (web/sse.ts).
  */
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { defineAgent } from '../../src/agent/define.ts'
 import type { TaskListener } from '../../src/events/contract.ts'
@@ -84,6 +86,54 @@ describe('a subscriber that goes away from a quiet task', () => {
       )
       const cancelled = await rpc(base, 'CancelTask', { id })
       assert.equal(cancelled.body.result.status.state, 'TASK_STATE_CANCELED')
+    })
+  }
+})
+
+/** A blocking SendMessage on the quiet agent, sent raw so that its socket can be cut. */
+const blockingSend = (base: string, binding: 'JSON-RPC' | 'HTTP+JSON', contextId: string) => {
+  const message = { messageId: randomUUID(), contextId, role: 'ROLE_USER', parts: [{ data: {} }] }
+  const [path, body] =
+    binding === 'JSON-RPC'
+      ? ['/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }]
+      : ['/a2a/rest/message:send', { message }]
+  const req = httpRequest(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...V },
+  })
+  req.on('error', () => {})
+  req.end(JSON.stringify(body))
+  return req
+}
+
+describe('a blocking SendMessage whose client goes away', () => {
+  for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) {
+    it(`${binding}: the wait lets go of the task's subscription when the socket closes`, async () => {
+      const base = server.base('quiet')
+      const before = bus.open
+      const contextId = randomUUID()
+      const req = blockingSend(base, binding, contextId)
+      const id = await eventually(
+        async () => {
+          const listed = await rpc(base, 'ListTasks', { contextId })
+          const task = listed.body.result.tasks[0]
+          return task?.status.state === 'TASK_STATE_WORKING' ? (task.id as string) : undefined
+        },
+        10_000,
+        'the task to start',
+      )
+      await eventually(async () => (bus.open > before ? true : undefined), 10_000, 'the wait to listen')
+      const waiting = bus.open
+      req.destroy()
+      // The task stays quiet: only the closed socket can end the wait.
+      await eventually(
+        async () => (bus.open === waiting - 1 ? true : undefined),
+        10_000,
+        'the wait to let go',
+      )
+      const cancelled = await rpc(base, 'CancelTask', { id })
+      assert.equal(cancelled.body.result.status.state, 'TASK_STATE_CANCELED')
+      await eventually(async () => (bus.open === before ? true : undefined), 10_000, 'the run to end')
     })
   }
 })

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { CallerSignal } from '../../engine/caller-signal.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId } from '../../web/sse.ts'
@@ -21,7 +22,7 @@ import type { StreamItem } from './wire/shapes.ts'
 interface CallContext {
   request: FastifyRequest
   /** Aborted when the client goes away; made on first use (GetTask never needs one). */
-  readonly signal: AbortSignal
+  readonly signal: CallerSignal
 }
 
 type Unary = (ops: A2aOperations, params: unknown, call: CallContext) => Promise<unknown> | unknown
@@ -157,7 +158,7 @@ export const a2aJsonRpcRoutes = async (
     if ('invalid' in envelope)
       return sendError(reply, envelope.id, a2aFailure('InvalidRequestError', envelope.invalid))
     const { id, method, params } = envelope
-    let signal: AbortSignal | undefined
+    let signal: CallerSignal | undefined
     const call: CallContext = {
       request,
       get signal() {

@@ -1,3 +1,4 @@
+import type { CallerSignal } from '../../engine/caller-signal.ts'
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import { A2A_ERRORS, type A2aErrorKind, type A2aFailure } from './errors.ts'
@@ -30,11 +31,11 @@ import { toV03SendResult, toV03StreamEvent, toV03Task, toV03TaskPushConfig } fro
  * extensions) and converts the answer back.
  */
 
-type Unary = (ops: A2aOperations, params: unknown, signal: () => AbortSignal) => Promise<unknown>
+type Unary = (ops: A2aOperations, params: unknown, signal: () => CallerSignal) => Promise<unknown>
 export type V03Streaming = (
   ops: A2aOperations,
   params: unknown,
-  options: { signal: AbortSignal; resumeAfter: number | undefined },
+  options: { signal: CallerSignal; resumeAfter: number | undefined },
 ) => Promise<AsyncIterableIterator<V03StreamItem>>
 
 /** One 0.3 stream event and, for items that end an engine event, its sequence (SSE `id:`). */

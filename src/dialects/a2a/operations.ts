@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '../../agent/define.ts'
+import type { CallerSignal } from '../../engine/caller-signal.ts'
 import type { Caller, Engine } from '../../engine/engine.ts'
 import { LIMITS } from '../../engine/limits.ts'
 import type { CallerIdentity } from '../../model/caller.ts'
@@ -97,14 +98,14 @@ export class A2aOperations {
     return this.#mount.baseUrl()
   }
 
-  async sendMessage(params: unknown, signal: AbortSignal): Promise<SendMessageResponse> {
+  async sendMessage(params: unknown, signal: CallerSignal): Promise<SendMessageResponse> {
     const request = checkSendMessage(params)
     const view = (task: Task) => this.#view(task, request.configuration?.historyLength)
     const returnImmediately = request.configuration?.returnImmediately === true
     return answerMessage({ ...(await this.#accepted(request, signal)), returnImmediately, view })
   }
 
-  async openMessageStream(params: unknown, signal: AbortSignal): Promise<StreamItems> {
+  async openMessageStream(params: unknown, signal: CallerSignal): Promise<StreamItems> {
     assertStreaming(this.#agent)
     const request = checkSendMessage(params)
     const { historyLength } = request.configuration ?? {}
@@ -170,7 +171,7 @@ export class A2aOperations {
   async openSubscription(
     params: unknown,
     resumeAfter: number | undefined,
-    signal?: AbortSignal,
+    signal?: CallerSignal,
   ): Promise<StreamItems> {
     assertStreaming(this.#agent)
     const { id, tenant } = checkSubscribe(params)
@@ -253,7 +254,7 @@ export class A2aOperations {
    * Turns a user message into a new task or the answer to a waiting one, idempotent by its messageId
    * unless the server turns that off (message-dedupe.ts): a repeat gets the task as it is now.
    */
-  async #accept(request: SendMessageRequest, signal: AbortSignal): Promise<Accepted> {
+  async #accept(request: SendMessageRequest, signal: CallerSignal): Promise<Accepted> {
     assertRequiredExtensions(this.#extensions)
     const wire = request.message
     const taskId = present(wire.taskId)
@@ -326,7 +327,7 @@ export class A2aOperations {
   }
 
   /** A message accepted (a new task, or the answer to one), and what answering it needs. */
-  async #accepted(request: SendMessageRequest, signal: AbortSignal): Promise<AcceptedMessage> {
+  async #accepted(request: SendMessageRequest, signal: CallerSignal): Promise<AcceptedMessage> {
     const { task, watch } = await this.#accept(request, signal)
     const isNew = present(request.message.taskId) === undefined
     const awaitFirstMove = isNew && this.#agent.directReplies === true

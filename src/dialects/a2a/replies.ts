@@ -1,3 +1,4 @@
+import type { CallerSignal } from '../../engine/caller-signal.ts'
 import type { Caller, Engine } from '../../engine/engine.ts'
 import type { FollowedEvent } from '../../engine/follow.ts'
 import type { TaskWatch } from '../../engine/watch.ts'
@@ -28,7 +29,7 @@ export interface AcceptedMessage {
   actor: Caller
   /** The task as accepted: it is folded on in place while it is followed. */
   task: Task
-  signal: AbortSignal
+  signal: CallerSignal
   /**
    * Hold the answer back until the handler's first move (a new task of an agent that declares
    * `directReplies`), so that a direct reply can be answered as its Message.

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { CallerSignal } from '../../engine/caller-signal.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure } from './errors.ts'
@@ -49,7 +50,7 @@ export const restAnswers = (server: ServerContext, version: RestAnswerVersion) =
         return { event: 'error', data: JSON.stringify(version.errorBody(failure)) }
       },
     }),
-  signalOf: (reply: FastifyReply): AbortSignal => disconnectSignal(reply.raw),
+  signalOf: (reply: FastifyReply): CallerSignal => disconnectSignal(reply.raw),
   noRoute: (request: FastifyRequest) =>
     a2aFailure(
       'MethodNotFoundError',
