@@ -55,6 +55,25 @@ export const registerJsonParsers = (app: FastifyInstance): void => {
   )
 }
 
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
+/** With the `u` flag a well-formed pair is one code point, so only a lone half is a `Cs`. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * Whether any string or member name in a parsed body holds half a surrogate pair: such a string
+ * cannot be written as UTF-8, so stores and fingerprints (JCS, RFC 8785) cannot keep it as sent.
+ * Nesting is bounded by the depth check that ran first.
+ */
+const holdsLoneSurrogate = (value: unknown): boolean => {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value)
+  if (typeof value !== 'object' || value === null) return false
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate)
+  for (const [name, member] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(name) || holdsLoneSurrogate(member)) return true
+  }
+  return false
+}
+
 const parseJsonBody = (bytes: Buffer): unknown => {
   let text: string
   try {
@@ -69,9 +88,18 @@ const parseJsonBody = (bytes: Buffer): unknown => {
       `the body nests objects and arrays more than ${LIMITS.jsonDepth} levels deep (the limit)`,
     )
   }
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch (error) {
     throw new SwitchboardError('INVALID_JSON', `the body is not valid JSON: ${(error as Error).message}`)
   }
+  // Strict UTF-8 keeps surrogates out of the bytes; only an escape (`\ud800`) can write one.
+  if (SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(value)) {
+    throw new SwitchboardError(
+      'INVALID_JSON',
+      'the body is not I-JSON (RFC 7493): a string holds an unpaired surrogate, an escape in \\ud800–\\udfff that is no Unicode character',
+    )
+  }
+  return value
 }

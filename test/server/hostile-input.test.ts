@@ -1,7 +1,7 @@
 /**
- * Hostile bodies on every dialect: nesting past LIMITS.jsonDepth and invalid UTF-8 are refused at
- * parse time with INVALID_JSON in the dialect's own error shape, nothing is stored, and a body
- * exactly at the limit is served.
+ * Hostile bodies on every dialect: nesting past LIMITS.jsonDepth, invalid UTF-8 and unpaired
+ * surrogate escapes are refused at parse time with INVALID_JSON in the dialect's own error shape,
+ * nothing is stored, and a body exactly at the limit is served.
  */
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
@@ -126,6 +126,22 @@ describe('hostile bodies', () => {
       dialect.refused(answer.response, answer.body)
       assert.match(answer.body.error.message, /UTF-8/)
       assert.deepEqual(await snapshot(), before)
+    })
+
+    // It reached the idempotency fingerprint (JCS refuses it) and was a 500.
+    it(`${dialect.name}: an unpaired surrogate escape is INVALID_JSON, in a value or a name, and stores nothing`, async () => {
+      const before = await snapshot()
+      for (const inner of ['"a \\ud800 b"', '"\\udfff"', '{"\\ud83d":1}', '["x","\\ude00\\ud83d"]']) {
+        const answer = await post(dialect, dialect.body(inner))
+        dialect.refused(answer.response, answer.body)
+        assert.match(answer.body.error.message, /unpaired surrogate/)
+      }
+      assert.deepEqual(await snapshot(), before)
+    })
+
+    it(`${dialect.name}: a surrogate pair written as two escapes is served`, async () => {
+      const answer = await post(dialect, dialect.body('"\\ud83d\\ude00 and \\\\ud800"'))
+      dialect.accepted(answer.response, answer.body)
     })
   }
 })
