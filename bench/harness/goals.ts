@@ -18,6 +18,26 @@ export interface Goal {
    * else), where the goal has one: a goal the floor itself misses is out of reach on this machine.
    */
   floor?: string
+  /**
+   * For a noisy goal, what its rounds agree on, when they do: a noisy row publishes no result, but
+   * every round short of the goal (or every round past it) is still something each round says.
+   */
+  rounds?: RoundsAgree
+}
+
+export type RoundsAgree = 'no round met it' | 'every round met it'
+
+/** What every round says of a noisy goal, from its lowest and highest round; undefined when they split. */
+const roundsAgree = (
+  status: GoalStatus,
+  low: number | undefined,
+  high: number | undefined,
+  meets: (figure: number) => boolean,
+): { rounds?: RoundsAgree } => {
+  if (status !== 'noisy' || low === undefined || high === undefined) return {}
+  if (meets(low) && meets(high)) return { rounds: 'every round met it' }
+  if (!meets(low) && !meets(high)) return { rounds: 'no round met it' }
+  return {}
 }
 
 const HTTP_BINDINGS: Binding[] = ['jsonrpc', 'rest']
@@ -69,6 +89,10 @@ const throughputGoal = (
   const cpu = mine && theirs ? pairedRatio(mine, theirs, 'cpuMsPer1k') : undefined
   const db = mine?.measurement?.dbCpuMsPer1k
   const unit = scenario === 'tokens' ? 'events/s' : 'throughput'
+  const status = outOfReach(
+    statusOf([mine, theirs], () => ops !== undefined && ops.median >= target),
+    bare && theirs && statusOf([bare, theirs], () => floorOps !== undefined && floorOps.median >= target),
+  )
   return {
     goal: `${scenario} ${BINDING_NAMES[binding]}: ${LABELS[ours]} ≥ ${target}× ${LABELS[baseline]} ${unit}`,
     value: ops
@@ -78,10 +102,8 @@ const throughputGoal = (
           ...(db !== undefined ? [`database CPU ${formatNumber(db)} ms / 1k ops`] : []),
         ].join('; ')
       : '–',
-    status: outOfReach(
-      statusOf([mine, theirs], () => ops !== undefined && ops.median >= target),
-      bare && theirs && statusOf([bare, theirs], () => floorOps !== undefined && floorOps.median >= target),
-    ),
+    status,
+    ...roundsAgree(status, ops?.low, ops?.high, (ratio) => ratio >= target),
     ...(floored && { floor: floorOps ? withSpread(floorOps) : '–' }),
   }
 }
@@ -100,16 +122,19 @@ const cpuGoal = (find: Find, scenario: string, binding: Binding, limit: number):
   const rounds = (mine?.perRound ?? []).map((r) => r.cpuMsPer1k)
   const bare = find(scenario, binding, DURABLE_FLOOR)
   const floorCpu = bare?.measurement?.cpuMsPer1k
+  const status = outOfReach(
+    statusOf([mine], () => cpu !== undefined && cpu <= limit),
+    bare && statusOf([bare], () => floorCpu !== undefined && floorCpu <= limit),
+  )
+  const [low, high] = rounds.length > 0 ? [Math.min(...rounds), Math.max(...rounds)] : []
   return {
     goal: `${scenario} ${BINDING_NAMES[binding]}: ${LABELS[OURS]} server CPU ≤ ${limit} ms per 1,000`,
     value:
       cpu === undefined
         ? '–'
         : `${formatNumber(cpu)} ms${rounds.length > 1 ? ` (${formatNumber(Math.min(...rounds))}–${formatNumber(Math.max(...rounds))})` : ''}`,
-    status: outOfReach(
-      statusOf([mine], () => cpu !== undefined && cpu <= limit),
-      bare && statusOf([bare], () => floorCpu !== undefined && floorCpu <= limit),
-    ),
+    status,
+    ...roundsAgree(status, low, high, (ms) => ms <= limit),
     floor: floorCpu === undefined ? '–' : `${formatNumber(floorCpu)} ms`,
   }
 }
@@ -124,13 +149,15 @@ const databaseGoal = (find: Find, scenario: Scenario, binding: Binding, factor: 
   const ratio = mine && anchor ? pairedRatio(mine, anchor, 'dbCpuMsPer1k') : undefined
   const ours = mine?.measurement?.dbCpuMsPer1k
   const theirs = anchor?.measurement?.dbCpuMsPer1k
+  const status = statusOf([mine, anchor], () => ratio !== undefined && ratio.median <= factor)
   return {
     goal: `${scenario} ${BINDING_NAMES[binding]}: ${LABELS[PG]} database CPU ≤ ${factor}× the anchor lifecycle's`,
     value:
       ratio && ours !== undefined && theirs !== undefined
         ? `${withSpread(ratio)}: ${formatNumber(ours)} vs ${formatNumber(theirs)} ms / 1k ops`
         : '–',
-    status: statusOf([mine, anchor], () => ratio !== undefined && ratio.median <= factor),
+    status,
+    ...roundsAgree(status, ratio?.low, ratio?.high, (r) => r <= factor),
   }
 }
 
@@ -182,6 +209,6 @@ export const renderGoals = (goals: Goal[]): string =>
     '| --- | --- | --- | :---: |',
     ...goals.map(
       (g) =>
-        `| ${g.goal} | ${g.value} | ${g.floor ?? ''} | ${g.status === 'met' ? 'met' : `**${g.status}**`} |`,
+        `| ${g.goal} | ${g.value} | ${g.floor ?? ''} | ${g.status === 'met' ? 'met' : `**${g.status}**`}${g.rounds ? `: ${g.rounds}` : ''} |`,
     ),
   ].join('\n')

@@ -78,6 +78,42 @@ describe('the goals table', () => {
     assert.equal(goal(results, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').status, 'noisy')
   })
 
+  it('a noisy goal says so when every round falls short, or every round meets it, and not when they split', () => {
+    const noisyWith = (ours: number[]) =>
+      goal(
+        aggregate([...row(send('switchboard-sqlite'), ours), ...row(send('sdk-memory'), [100, 140, 100])]),
+        'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory',
+      )
+    const short = noisyWith([200, 250, 200])
+    assert.equal(short.status, 'noisy')
+    assert.equal(short.rounds, 'no round met it')
+    assert.match(renderGoals([short]), /\| \*\*noisy\*\*: no round met it \|$/)
+    assert.equal(noisyWith([450, 600, 450]).rounds, 'every round met it')
+    // Rounds of 2.5×, 3.57× and 3×: one short, two past it.
+    const split = noisyWith([250, 500, 300])
+    assert.equal(split.status, 'noisy')
+    assert.equal(split.rounds, undefined)
+    assert.match(renderGoals([split]), /\| \*\*noisy\*\* \|$/)
+  })
+
+  it('a noisy server CPU goal reads its rounds the same way, lower being better', () => {
+    const cpu = (ms: number[]) =>
+      goal(
+        aggregate(
+          ms.map((m, i) => ({
+            ...send('switchboard-sqlite'),
+            round: i + 1,
+            measurement: measurement(1000 + i * 300, m),
+          })),
+        ),
+        'send JSON-RPC: Switchboard SQLite server CPU ≤ 300',
+      )
+    assert.equal(cpu([250, 280, 290]).status, 'noisy')
+    assert.equal(cpu([250, 280, 290]).rounds, 'every round met it')
+    assert.equal(cpu([310, 340, 400]).rounds, 'no round met it')
+    assert.equal(cpu([250, 340, 400]).rounds, undefined)
+  })
+
   it('fewer than 3 rounds judge nothing; an error in any round is not met', () => {
     const one = aggregate([...row(send('switchboard-sqlite'), [900]), ...row(send('sdk-memory'), [100])])
     assert.equal(goal(one, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').status, 'too few rounds')
