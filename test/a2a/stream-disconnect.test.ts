@@ -14,15 +14,23 @@ import { LocalBus } from '../../src/events/local-bus.ts'
 import { eventually } from '../helpers/server.ts'
 import { readSse, rpc, startA2a, type TestServer, V } from './helpers.ts'
 
-/** A LocalBus that counts the task subscriptions still open. */
+/** A LocalBus that counts the task subscriptions still open, in all and per task. */
 class CountingBus extends LocalBus {
   open = 0
+  readonly #perTask = new Map<string, number>()
+  openOn(taskId: string): number {
+    return this.#perTask.get(taskId) ?? 0
+  }
   override subscribe(taskId: string, listener: TaskListener): () => void {
     this.open++
+    this.#perTask.set(taskId, this.openOn(taskId) + 1)
     const unsubscribe = super.subscribe(taskId, listener)
     let done = false
     return () => {
-      if (!done) this.open--
+      if (!done) {
+        this.open--
+        this.#perTask.set(taskId, this.openOn(taskId) - 1)
+      }
       done = true
       unsubscribe()
     }
@@ -110,7 +118,6 @@ describe('a blocking SendMessage whose client goes away', () => {
   for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) {
     it(`${binding}: the wait lets go of the task's subscription when the socket closes`, async () => {
       const base = server.base('quiet')
-      const before = bus.open
       const contextId = randomUUID()
       const req = blockingSend(base, binding, contextId)
       const id = await eventually(
@@ -122,18 +129,15 @@ describe('a blocking SendMessage whose client goes away', () => {
         10_000,
         'the task to start',
       )
-      await eventually(async () => (bus.open > before ? true : undefined), 10_000, 'the wait to listen')
-      const waiting = bus.open
+      // Two subscriptions to the task: the send's watch (its wait listens through it) and the run's.
+      const open = (count: number) => async () => (bus.openOn(id) === count ? true : undefined)
+      await eventually(open(2), 10_000, 'the wait and the run to listen')
       req.destroy()
-      // The task stays quiet: only the closed socket can end the wait.
-      await eventually(
-        async () => (bus.open === waiting - 1 ? true : undefined),
-        10_000,
-        'the wait to let go',
-      )
+      // The task stays quiet: only the closed socket can end the wait; the run holds its own.
+      await eventually(open(1), 10_000, 'the wait to let go')
       const cancelled = await rpc(base, 'CancelTask', { id })
       assert.equal(cancelled.body.result.status.state, 'TASK_STATE_CANCELED')
-      await eventually(async () => (bus.open === before ? true : undefined), 10_000, 'the run to end')
+      await eventually(open(0), 10_000, 'the run to end')
     })
   }
 })
