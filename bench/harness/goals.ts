@@ -132,7 +132,7 @@ const cpuGoal = (find: Find, scenario: string, binding: Binding, limit: number):
     value:
       cpu === undefined
         ? '–'
-        : `${formatNumber(cpu)} ms${rounds.length > 1 ? ` (${formatNumber(Math.min(...rounds))}–${formatNumber(Math.max(...rounds))})` : ''}`,
+        : `${formatNumber(cpu)} ms${rounds.length > 1 ? ` (${formatNumber(low!)}–${formatNumber(high!)})` : ''}`,
     status,
     ...roundsAgree(status, low, high, (ms) => ms <= limit),
     floor: floorCpu === undefined ? '–' : `${formatNumber(floorCpu)} ms`,
