@@ -82,11 +82,13 @@ export class SseStream {
   }
 
   /**
-   * Sends the response head; call once, before the first frame. `onClose` runs once when the
-   * connection closes (the client went away, or the stream ended): a producer waiting for events
-   * learns it there, with no AbortSignal of its own.
+   * Sends the response head; call once, before the first frame. The head leaves when this tick
+   * ends, with the frames written in it (a stream's first item is in one packet with its head).
+   * `onClose` runs once when the connection closes (the client went away, or the stream ended): a
+   * producer waiting for events learns it there, with no AbortSignal of its own.
    */
   open(options: { headers?: Record<string, string>; onClose?: () => void } = {}): void {
+    this.#corkForTick()
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -133,13 +135,16 @@ export class SseStream {
    */
   write(chunk: string): boolean {
     if (this.#closed) return false
-    if (!this.#corked) {
-      this.#corked = true
-      this.#lastWrite = Date.now()
-      this.#res.cork()
-      process.nextTick(() => this.#uncork())
-    }
+    this.#corkForTick()
     return this.#res.write(chunk)
+  }
+
+  #corkForTick(): void {
+    if (this.#corked) return
+    this.#corked = true
+    this.#lastWrite = Date.now()
+    this.#res.cork()
+    process.nextTick(() => this.#uncork())
   }
 
   #uncork(): void {
@@ -171,10 +176,14 @@ export class SseStream {
     this.write(typeof ping === 'string' ? ping : encode(ping))
   }
 
+  /**
+   * Ends the response. Frames still corked leave with the end of the body, in one packet: the
+   * response's end() uncorks the socket fully, so the tick's own uncork has nothing left to do.
+   */
   end(): void {
     if (this.#closed) return
     this.#markClosed()
-    this.#uncork()
+    this.#corked = false
     this.#res.end()
   }
 

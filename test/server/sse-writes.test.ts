@@ -1,0 +1,118 @@
+/**
+ * web/sse.ts `SseStream`: how many times a stream writes to its socket. Each write is a system
+ * call and, on loopback, a wake-up of the client; a stream of one batch should cost two.
+ */
+import assert from 'node:assert/strict'
+import { createServer, request, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import { Heartbeats, SseStream } from '../../src/web/sse.ts'
+
+/** What reached the socket, one entry per write call (a corked batch is one `_writev`). */
+const recordWrites = (socket: Socket): string[][] => {
+  const writes: string[][] = []
+  const target = socket as unknown as {
+    _write: (chunk: unknown, encoding: string, cb: () => void) => void
+    _writev: (chunks: { chunk: unknown }[], cb: () => void) => void
+  }
+  const write = target._write.bind(socket)
+  const writev = target._writev.bind(socket)
+  target._write = (chunk, encoding, cb) => {
+    writes.push([String(chunk)])
+    write(chunk, encoding, cb)
+  }
+  target._writev = (chunks, cb) => {
+    writes.push(chunks.map((c) => String(c.chunk)))
+    writev(chunks, cb)
+  }
+  return writes
+}
+
+type Script = (stream: SseStream, res: ServerResponse) => Promise<void> | void
+
+describe('the socket writes of an SSE stream', () => {
+  const heartbeats = new Heartbeats(60_000)
+  let script: Script = () => {}
+  let writes: string[][] = []
+  const server = createServer((_req, res) => {
+    writes = recordWrites(res.socket!)
+    void script(new SseStream(res, heartbeats, () => ': ping\n\n'), res)
+  })
+  let port = 0
+
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as { port: number }).port
+  })
+  after(async () => {
+    heartbeats.closeAll()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  const get = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      request({ port, host: '127.0.0.1', path: '/' }, (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          body += chunk
+        })
+        res.on('end', () => resolve(body))
+      })
+        .on('error', reject)
+        .end()
+    })
+
+  const anotherTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+  it('sends the head with the frames of its tick, and the end of the body with the last frames', async () => {
+    script = async (stream) => {
+      stream.open()
+      stream.send({ id: 1, data: '{"first":true}' })
+      await anotherTick()
+      stream.send({ id: 2, data: '{"n":2}' })
+      stream.send({ id: 3, data: '{"n":3}' })
+      stream.end()
+    }
+    const body = await get()
+    assert.equal(body, 'id: 1\ndata: {"first":true}\n\nid: 2\ndata: {"n":2}\n\nid: 3\ndata: {"n":3}\n\n')
+    assert.equal(writes.length, 2, `two writes, not ${JSON.stringify(writes)}`)
+    const [opening, closing] = writes.map((chunks) => chunks.join(''))
+    assert.match(opening!, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n.*\r\nid: 1\n/)
+    assert.doesNotMatch(opening!, /id: 2/)
+    assert.match(closing!, /id: 2\n[\s\S]*id: 3\n[\s\S]*0\r\n\r\n$/)
+  })
+
+  it('sends the head when its tick ends, with no frame to wait for', async () => {
+    let release = (): void => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    script = async (stream) => {
+      stream.open()
+      await released
+      stream.end()
+    }
+    const headers = new Promise<number>((resolve, reject) => {
+      request({ port, host: '127.0.0.1', path: '/' }, (res) => {
+        resolve(res.statusCode ?? 0)
+        res.resume()
+      })
+        .on('error', reject)
+        .end()
+    })
+    assert.equal(await headers, 200, 'the head reached the client while the stream had nothing to send')
+    release()
+  })
+
+  it('ends an idle stream with one write', async () => {
+    script = async (stream) => {
+      stream.open()
+      await anotherTick()
+      stream.end()
+    }
+    assert.equal(await get(), '')
+    assert.equal(writes.length, 2)
+    assert.equal(writes[1]!.join(''), '0\r\n\r\n')
+  })
+})
