@@ -67,6 +67,9 @@ export interface BenchInput {
 /** The most artifacts one task may ask for: the agent's loop is bounded. */
 export const MAX_ARTIFACTS = 100
 
+/** The artifacts of each `stream` task: the goals are set for this many (`--stream-artifacts` changes it). */
+export const STREAM_ARTIFACTS = 10
+
 /** A held task gives up after this long, so nothing outlives a forgotten run. */
 export const HOLD_LIMIT_MS = 10 * 60_000
 

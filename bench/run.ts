@@ -25,7 +25,7 @@ import { canPin } from './harness/processes.ts'
 import { profile } from './harness/profile-run.ts'
 import { publish, readOutcome } from './harness/publish.ts'
 import type { Machine } from './harness/report.ts'
-import { TARGETS, type Target, usesPostgres } from './protocol.ts'
+import { MAX_ARTIFACTS, STREAM_ARTIFACTS, TARGETS, type Target, usesPostgres } from './protocol.ts'
 
 const BENCH = import.meta.dirname
 const RESULTS = join(BENCH, 'results')
@@ -58,6 +58,7 @@ const { values: args } = parseArgs({
     repeat: { type: 'string' },
     warmup: { type: 'string' },
     measure: { type: 'string' },
+    'stream-artifacts': { type: 'string' },
     pin: { type: 'string' },
     'no-readme': { type: 'boolean', default: false },
     'from-results': { type: 'boolean', default: false },
@@ -72,6 +73,14 @@ const repeats = number(args.repeat)
 const warmupMs = number(args.warmup)
 const measureMs = number(args.measure)
 const pinning = listOf<Pinning>(args.pin, PINNINGS, 'pinning')?.[0]
+const streamArtifacts = number(args['stream-artifacts'])
+if (streamArtifacts !== undefined) {
+  if (!Number.isInteger(streamArtifacts) || streamArtifacts < 0 || streamArtifacts > MAX_ARTIFACTS)
+    throw new Error(`--stream-artifacts must be an integer from 0 to ${MAX_ARTIFACTS}`)
+  // The goals are set for the default stream: another one measures its cost, it publishes no goals.
+  if (streamArtifacts !== STREAM_ARTIFACTS && !args['no-readme'] && !args.profile)
+    throw new Error(`--stream-artifacts other than ${STREAM_ARTIFACTS} needs --no-readme`)
+}
 const plan: Plan = makePlan({
   quick: args.quick,
   ...(only && { only }),
@@ -81,6 +90,7 @@ const plan: Plan = makePlan({
   ...(warmupMs !== undefined && { warmupMs }),
   ...(measureMs !== undefined && { measureMs }),
   ...(pinning !== undefined && { pinning: canPin ? pinning : 'none' }),
+  ...(streamArtifacts !== undefined && { streamArtifacts }),
 })
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
 const pgUrl = process.env.SWITCHBOARD_BENCH_PG ?? DEFAULT_PG_URL

@@ -22,6 +22,8 @@ export interface LoadSpec extends Window {
   outputArtifact: boolean
   /** `get`: how many completed tasks to read from. */
   seedTasks: number
+  /** `stream`: the artifact updates of each task. */
+  streamArtifacts: number
   /** PostgreSQL targets: the database whose server processes' CPU is measured too. */
   database?: string
 }
@@ -108,15 +110,16 @@ export const get = (spec: LoadSpec): Promise<Measurement> => {
   })
 }
 
-/** SendStreamingMessage of a task with 10 artifact updates, read to the end and checked. */
+/** SendStreamingMessage of a task with `streamArtifacts` artifact updates, read to the end and checked. */
 export const stream = async (spec: LoadSpec): Promise<Measurement> => {
-  const expect: Expectation = { artifacts: 10, outputArtifact: spec.outputArtifact }
+  const artifacts = spec.streamArtifacts
+  const expect: Expectation = { artifacts, outputArtifact: spec.outputArtifact }
   let events = 0
   let streams = 0
   const result = await withClient(spec, (a2a) =>
     runClosedLoop(loadOf(spec), async () => {
       const items: StreamItem[] = []
-      await a2a.stream({ artifacts: 10 }, (item) => items.push(item))
+      await a2a.stream({ artifacts }, (item) => items.push(item))
       checkStream(items, expect)
       events += items.length
       streams++

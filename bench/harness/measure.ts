@@ -27,6 +27,7 @@ export const clientSpec = (
     // The bench agent returns nothing: since issue 14, no task has an output artifact (the check stays for agents that do).
     outputArtifact: false,
     seedTasks: plan.seedTasks,
+    streamArtifacts: plan.streamArtifacts,
     warmupMs: plan.warmupMs,
     measureMs: plan.measureMs,
     ...(server.database !== undefined && { database: server.database }),

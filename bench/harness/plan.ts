@@ -1,5 +1,14 @@
 import type { Binding } from '../client/a2a.ts'
-import { DURABLE_FLOOR, FLOOR, isFloor, PG_FLOOR, TARGETS, type Target, TRACED } from '../protocol.ts'
+import {
+  DURABLE_FLOOR,
+  FLOOR,
+  isFloor,
+  PG_FLOOR,
+  STREAM_ARTIFACTS,
+  TARGETS,
+  type Target,
+  TRACED,
+} from '../protocol.ts'
 
 export const SCENARIOS = [
   'send',
@@ -55,6 +64,8 @@ export interface Plan {
   connections: number
   /** `get`: completed tasks made before the warm-up. */
   seedTasks: number
+  /** `stream`: the artifact updates of each task. */
+  streamArtifacts: number
   subscribers: { tasks: number; levels: number[]; batch: number; settleMs: number }
 }
 
@@ -67,6 +78,7 @@ export interface PlanFlags {
   warmupMs?: number
   measureMs?: number
   pinning?: Pinning
+  streamArtifacts?: number
 }
 
 const casesOf = (scenarios: readonly Scenario[], bindings: readonly Binding[]): Case[] =>
@@ -101,6 +113,7 @@ export const makePlan = (flags: PlanFlags): Plan => {
     pinning: flags.pinning ?? DEFAULT_PINNING,
     connections: 32,
     seedTasks: quick ? 32 : 300,
+    streamArtifacts: flags.streamArtifacts ?? STREAM_ARTIFACTS,
     subscribers: quick
       ? { tasks: 50, levels: [1000], batch: 250, settleMs: 250 }
       : { tasks: 50, levels: [1000, 10_000], batch: 250, settleMs: 1000 },

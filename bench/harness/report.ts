@@ -1,5 +1,5 @@
 import type { Measurement } from '../client/load.ts'
-import { DURABLE_FLOOR, FLOOR, LABELS, type Target, TRACED } from '../protocol.ts'
+import { DURABLE_FLOOR, FLOOR, LABELS, STREAM_ARTIFACTS, type Target, TRACED } from '../protocol.ts'
 import { type Aggregate, loadOfRun, NOISE_LIMIT, pairedRatio } from './aggregate.ts'
 import { BINDING_NAMES, formatNumber, formatRatio } from './format.ts'
 import { MIN_ROUNDS } from './goals.ts'
@@ -27,7 +27,6 @@ const DESCRIPTION: Record<string, string> = {
   'send-async':
     'SendMessage returnImmediately, then GetTask back to back until terminal (one op = the whole flow)',
   get: 'GetTask of completed tasks',
-  stream: 'SendStreamingMessage, 10 artifact updates, read to COMPLETED',
   tokens:
     'SendStreamingMessage of one artifact streamed in 200 appended pieces, read to COMPLETED; eventsPerSec = pieces per second (200 per operation)',
   push: "closed loop: blocking SendMessage with an inline push config, then wait for the task's terminal webhook; rate = webhooks received; latency = send → terminal webhook; CPU per 1k webhooks",
@@ -177,6 +176,12 @@ const subscriberTable = (rows: Aggregate[]): string => {
   return [...lines, ...(notes.length > 0 ? ['', ...notes] : [])].join('\n')
 }
 
+/** What a scenario's table measures. A run recorded before `streamArtifacts` streamed the default. */
+export const scenarioDescription = (scenario: string, plan: Pick<Plan, 'streamArtifacts'>): string =>
+  scenario === 'stream'
+    ? `SendStreamingMessage, ${plan.streamArtifacts ?? STREAM_ARTIFACTS} artifact updates, read to COMPLETED`
+    : (DESCRIPTION[scenario] ?? scenario)
+
 export const renderTables = (plan: Plan, results: Aggregate[]): string => {
   const sections: string[] = []
   for (const testCase of plan.cases) {
@@ -184,7 +189,7 @@ export const renderTables = (plan: Plan, results: Aggregate[]): string => {
     if (rows.length === 0) continue
     const title = `### ${testCase.scenario} — ${BINDING_NAMES[testCase.binding]}`
     const body = testCase.scenario === 'subscribers' ? subscriberTable(rows) : loadTable(testCase, rows)
-    sections.push(`${title}\n\n${DESCRIPTION[testCase.scenario]}.\n\n${body}`)
+    sections.push(`${title}\n\n${scenarioDescription(testCase.scenario, plan)}.\n\n${body}`)
   }
   return sections.join('\n\n')
 }

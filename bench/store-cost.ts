@@ -1,0 +1,104 @@
+/**
+ * `npx tsx bench/store-cost.ts [--artifacts 0,10] [--tasks 8000] [--rounds 3]`: what the SQLite
+ * store alone spends on a task's writes, without HTTP or a protocol: the writes the engine makes
+ * for a SendStreamingMessage of the bench agent (the task created with its lease and the
+ * message's idempotency key, then WORKING, the artifacts and COMPLETED in one append, as the run
+ * batches them), 16 tasks at a time so that the group commit batches as under load. Each count of
+ * artifacts runs on a fresh file, the counts alternated for `--rounds` rounds; it prints the
+ * process's CPU (every thread: the checkpoint worker too) per task, and the median of the rounds.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { buildArtifact } from '../src/engine/build-artifact.ts'
+import type { EventBody } from '../src/model/events.ts'
+import { newId } from '../src/model/ids.ts'
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts'
+
+const IN_FLIGHT = 16
+const WARMUP_TASKS = 1000
+const OWNER = 'bench-runner'
+
+const { values: args } = parseArgs({
+  options: {
+    artifacts: { type: 'string', default: '0,10' },
+    tasks: { type: 'string', default: '8000' },
+    rounds: { type: 'string', default: '3' },
+  },
+})
+const counts = args.artifacts.split(',').map(Number)
+const tasks = Number(args.tasks)
+const rounds = Number(args.rounds)
+if (counts.some((n) => !Number.isInteger(n) || n < 0) || !(tasks > 0) || !(rounds > 0))
+  throw new Error('--artifacts takes integers ≥ 0, --tasks and --rounds positive numbers')
+
+const streamTask = async (store: SqliteStore, artifacts: number): Promise<void> => {
+  const id = newId()
+  const contextId = newId()
+  const messageId = randomUUID()
+  await store.createTask({
+    header: {
+      id,
+      tenant: 'default',
+      owner: 'anonymous',
+      agent: 'bench',
+      contextId,
+      createdAt: new Date().toISOString(),
+    },
+    input: { artifacts },
+    message: { messageId, role: 'user', parts: [{ kind: 'data', data: { artifacts } }] },
+    idempotency: { key: messageId, fingerprint: randomUUID(), windowMs: 86_400_000 },
+    lease: { owner: OWNER, ttlMs: 60_000 },
+  })
+  const events: EventBody[] = [{ kind: 'status', state: 'WORKING' }]
+  for (let i = 0; i < artifacts; i++) {
+    const { artifact } = buildArtifact(id, { type: 'text', name: `a${i}`, text: `chunk ${i}` })
+    events.push({ kind: 'artifact', artifact })
+  }
+  events.push({ kind: 'status', state: 'COMPLETED' })
+  await store.append({ taskId: id, events, leaseOwner: OWNER, releaseLease: true })
+}
+
+const closedLoop = async (store: SqliteStore, artifacts: number, count: number): Promise<void> => {
+  let started = 0
+  const worker = async (): Promise<void> => {
+    while (started++ < count) await streamTask(store, artifacts)
+  }
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
+}
+
+/** CPU µs per task on a fresh database file. */
+const measure = async (artifacts: number): Promise<number> => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-store-cost-'))
+  const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
+  try {
+    await closedLoop(store, artifacts, WARMUP_TASKS)
+    const before = process.cpuUsage()
+    await closedLoop(store, artifacts, tasks)
+    const used = process.cpuUsage(before)
+    return (used.user + used.system) / tasks
+  } finally {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const results = new Map<number, number[]>(counts.map((n) => [n, []]))
+for (let round = 1; round <= rounds; round++) {
+  for (const n of counts) {
+    const us = await measure(n)
+    results.get(n)!.push(us)
+    process.stdout.write(`round ${round}, ${n} artifacts: ${us.toFixed(1)} µs of CPU per task\n`)
+  }
+}
+for (const [n, values] of results) {
+  process.stdout.write(`${n} artifacts: median ${median(values).toFixed(1)} µs of CPU per task\n`)
+}
