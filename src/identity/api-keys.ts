@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import type { CallerIdentity } from '../model/caller.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import { newId } from '../model/ids.ts'
@@ -23,8 +23,8 @@ export interface ApiKeyGrant {
   label?: string
 }
 
-/** SHA-256 of the whole key, hex: what the store keeps and looks a key up by. */
-export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex')
+/** SHA-256 of the whole key, hex: what the store keeps and looks a key up by (every request). */
+export const hashApiKey = (key: string): string => hash('sha256', key, 'hex')
 
 /** Makes a key and stores its hash. The key in the answer exists nowhere else: show it once. */
 export const createApiKey = async (
