@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick]`: Switchboard and @a2a-js/sdk 1.3 side by side on this machine, in
  * one run, with the same trivial agent. Prints the tables and the ratios, and writes them to
- * bench/results/latest.json and bench/README.md. `--profile` instead records CPU profiles of
+ * bench/results/latest.json and bench/README.md (with `--no-readme`, to bench/results/unpublished.json
+ * only, leaving the published run alone). `--profile` instead records CPU profiles of
  * Switchboard during `send` and `stream` and summarises them (see bench/README.md).
  */
 import { mkdirSync } from 'node:fs'

@@ -9,7 +9,15 @@ import { type Machine, renderHeader, renderTables } from './report.ts'
 const START = '<!-- bench:results:start -->'
 const END = '<!-- bench:results:end -->'
 
-/** Everything a run leaves behind: bench/results/latest.json, from which the report can be rendered again. */
+/**
+ * The run the README's tables are from. A run that does not write the README (`--no-readme`: one
+ * scenario, another artifact count) leaves its outcome beside it, so that it never replaces the
+ * published run that `--from-results` renders again.
+ */
+export const PUBLISHED = 'latest.json'
+export const UNPUBLISHED = 'unpublished.json'
+
+/** Everything a run leaves behind (PUBLISHED or UNPUBLISHED), from which the report can be rendered again. */
 export interface RunOutcome {
   command: string
   plan: Plan
@@ -22,7 +30,7 @@ export interface RunOutcome {
 }
 
 /**
- * Prints the report, writes latest.json, and puts the report between the markers of the README
+ * Prints the report, writes its outcome, and puts the report between the markers of the README
  * (then formats it as Biome would, so the checked-in file stays lint-clean).
  */
 export const publish = (outcome: RunOutcome, paths: { results: string; readme?: string }): void => {
@@ -39,7 +47,7 @@ export const publish = (outcome: RunOutcome, paths: { results: string; readme?: 
   ].join('\n')
   process.stdout.write(`\n${report}\n`)
   writeFileSync(
-    join(paths.results, 'latest.json'),
+    join(paths.results, paths.readme ? PUBLISHED : UNPUBLISHED),
     `${JSON.stringify({ ...outcome, goals, results }, null, 2)}\n`,
   )
   if (!paths.readme) return
@@ -57,7 +65,7 @@ export const publish = (outcome: RunOutcome, paths: { results: string; readme?: 
 }
 
 export const readOutcome = (results: string): RunOutcome => {
-  const file = join(results, 'latest.json')
+  const file = join(results, PUBLISHED)
   const outcome = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome
   // Files from before the run date was recorded: the file's own time is close enough.
   outcome.date ??= statSync(file).mtime.toISOString()
