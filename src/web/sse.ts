@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import type { CallerSignal } from '../engine/caller-signal.ts'
 import { SwitchboardError } from '../model/errors.ts'
@@ -72,7 +73,11 @@ export class SseStream {
   readonly #heartbeats: Heartbeats
   #lastWrite = Date.now()
   #closed = false
-  #corked = false
+  /**
+   * The socket, corked until this tick ends. The socket and not the response: from Node 22 a
+   * corked response holds its chunks itself, and its end() writes the end of the body before them.
+   */
+  #corked: Socket | null = null
   ping: () => SseFrame | string
 
   constructor(res: ServerResponse, heartbeats: Heartbeats, ping: () => SseFrame | string) {
@@ -141,16 +146,17 @@ export class SseStream {
 
   #corkForTick(): void {
     if (this.#corked) return
-    this.#corked = true
     this.#lastWrite = Date.now()
-    this.#res.cork()
+    this.#corked = this.#res.socket
+    if (!this.#corked) return
+    this.#corked.cork()
     process.nextTick(() => this.#uncork())
   }
 
   #uncork(): void {
-    if (!this.#corked) return
-    this.#corked = false
-    this.#res.uncork()
+    const socket = this.#corked
+    this.#corked = null
+    socket?.uncork()
   }
 
   drained(stallMs: number): Promise<boolean> {
@@ -183,7 +189,7 @@ export class SseStream {
   end(): void {
     if (this.#closed) return
     this.#markClosed()
-    this.#corked = false
+    this.#corked = null
     this.#res.end()
   }
 
