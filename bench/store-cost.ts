@@ -16,6 +16,7 @@ import { buildArtifact } from '../src/engine/build-artifact.ts'
 import type { EventBody } from '../src/model/events.ts'
 import { newId } from '../src/model/ids.ts'
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts'
+import { median } from './harness/aggregate.ts'
 
 const IN_FLIGHT = 16
 const WARMUP_TASKS = 1000
@@ -83,12 +84,6 @@ const measure = async (artifacts: number): Promise<number> => {
     await store.close()
     rmSync(dir, { recursive: true, force: true })
   }
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 const results = new Map<number, number[]>(counts.map((n) => [n, []]))
