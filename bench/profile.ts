@@ -46,8 +46,8 @@ const shortUrl = (url: string): string => {
   const path = url.replace(/^file:\/\//, '')
   const modules = path.lastIndexOf('/node_modules/')
   if (modules >= 0) return path.slice(modules + '/node_modules/'.length)
-  const src = path.search(/\/(src|bench)\//)
-  return src >= 0 ? path.slice(src + 1) : path
+  const own = path.search(/\/(src|bench|dist)\//)
+  return own >= 0 ? path.slice(own + 1) : path
 }
 
 /** Where a frame's time belongs, coarsely: a folder of ours, a package, Node, or the VM itself. */
@@ -60,6 +60,8 @@ const areaOf = (frame: CallFrame): string => {
   }
   const short = shortUrl(url)
   if (short.startsWith('src/') || short.startsWith('bench/')) return short.split('/').slice(0, 2).join('/')
+  // The bench runs Switchboard built (harness/build.ts): dist/engine is src/engine compiled.
+  if (short.startsWith('dist/')) return `src/${short.split('/')[1]}`
   const segments = short.split('/')
   return segments[0]!.startsWith('@') ? segments.slice(0, 2).join('/') : segments[0]!
 }
@@ -67,7 +69,8 @@ const areaOf = (frame: CallFrame): string => {
 const keyOf = (frame: CallFrame): string =>
   `${frame.functionName || '(anonymous)'}\u0000${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`
 
-const isOwn = (frame: CallFrame): boolean => /\/src\//.test(frame.url) && !frame.url.includes('node_modules')
+const isOwn = (frame: CallFrame): boolean =>
+  /\/(src|dist)\//.test(frame.url) && !frame.url.includes('node_modules')
 
 const top = (totals: Map<string, number>, all: number, limit: number): Row[] =>
   [...totals.entries()]

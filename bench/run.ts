@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Binding } from './client/a2a.ts'
 import type { RunRecord } from './harness/aggregate.ts'
+import { buildSwitchboard } from './harness/build.ts'
 import { measureOnce } from './harness/measure.ts'
 import {
   makePlan,
@@ -131,6 +132,9 @@ if (args['from-results']) {
   publish(readOutcome(RESULTS), { results: RESULTS, ...(!args['no-readme'] && { readme: README }) })
   process.exit(0)
 }
+
+// Every target that runs Switchboard loads its build (harness/build.ts): made here, from this tree.
+if (args.profile || plan.targets.some((target) => target.startsWith('switchboard'))) buildSwitchboard()
 
 if (args.profile) {
   await profile({

@@ -1,9 +1,7 @@
 import pino from 'pino'
 import type { AgentDefinition } from '../../src/agent/define.ts'
-import { defineAgent } from '../../src/agent/define.ts'
 import type { TracingOptions } from '../../src/observability/tracing.ts'
-import { createServerLogger } from '../../src/server/redaction.ts'
-import { createSwitchboard } from '../../src/server/server.ts'
+import { built } from '../harness/build.ts'
 import {
   artifactCount,
   artifactName,
@@ -16,6 +14,14 @@ import {
   TRACED,
   tokenText,
 } from '../protocol.ts'
+
+// Switchboard as an application runs it: the package's build (`dist/`, where its `exports` point),
+// which the run makes first (harness/build.ts), as the SDK runs from its own compiled `dist/`.
+const [{ defineAgent }, { createServerLogger }, { createSwitchboard }] = await Promise.all([
+  built<typeof import('../../src/agent/define.ts')>('agent/define.js'),
+  built<typeof import('../../src/server/redaction.ts')>('server/redaction.js'),
+  built<typeof import('../../src/server/server.ts')>('server/server.js'),
+])
 
 /** Resolves when the task is cancelled (or the hold limit passes). */
 const held = (signal: AbortSignal): Promise<void> =>
