@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { Gauge, Registry } from 'prom-client'
+import { SeriesCounter, SeriesHistogram } from './metric-series.ts'
 
 /** Seconds: from a fast in-memory task to a long-running agent. */
 const TASK_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600]
@@ -26,54 +27,54 @@ export interface MetricsSources {
  */
 export class SwitchboardMetrics {
   readonly registry = new Registry()
-  readonly tasksCreated: Counter<'agent'>
-  readonly tasksFinished: Counter<'agent' | 'state'>
-  readonly taskDuration: Histogram<'agent' | 'state'>
-  readonly taskFirstEvent: Histogram<'agent'>
-  readonly httpRequests: Counter<'method' | 'route' | 'status'>
-  readonly httpDuration: Histogram<'method' | 'route' | 'status'>
-  readonly handlerErrors: Counter<'code'>
-  readonly pushDeliveries: Counter<'outcome'>
-  readonly storeCommit: Histogram<'operation'>
-  readonly storeBatch: Histogram
-  readonly leaseTakeovers: Counter
-  readonly taskResumes: Counter<'reason'>
+  readonly tasksCreated: SeriesCounter<'agent'>
+  readonly tasksFinished: SeriesCounter<'agent' | 'state'>
+  readonly taskDuration: SeriesHistogram<'agent' | 'state'>
+  readonly taskFirstEvent: SeriesHistogram<'agent'>
+  readonly httpRequests: SeriesCounter<'method' | 'route' | 'status'>
+  readonly httpDuration: SeriesHistogram<'method' | 'route' | 'status'>
+  readonly handlerErrors: SeriesCounter<'code'>
+  readonly pushDeliveries: SeriesCounter<'outcome'>
+  readonly storeCommit: SeriesHistogram<'operation'>
+  readonly storeBatch: SeriesHistogram
+  readonly leaseTakeovers: SeriesCounter
+  readonly taskResumes: SeriesCounter<'reason'>
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry]
-    this.tasksCreated = new Counter({
+    this.tasksCreated = new SeriesCounter({
       name: 'switchboard_tasks_created_total',
       help: 'Tasks created, by agent.',
       labelNames: ['agent'],
       registers,
     })
-    this.tasksFinished = new Counter({
+    this.tasksFinished = new SeriesCounter({
       name: 'switchboard_tasks_finished_total',
       help: 'Tasks that reached a terminal state, by agent and that state.',
       labelNames: ['agent', 'state'],
       registers,
     })
-    this.taskDuration = new Histogram({
+    this.taskDuration = new SeriesHistogram({
       name: 'switchboard_task_duration_seconds',
       help: 'From task creation to its terminal state.',
       labelNames: ['agent', 'state'],
       buckets: TASK_BUCKETS,
       registers,
     })
-    this.taskFirstEvent = new Histogram({
+    this.taskFirstEvent = new SeriesHistogram({
       name: 'switchboard_task_time_to_first_event_seconds',
       help: 'From task creation to the first event written after it (the run starting to report).',
       labelNames: ['agent'],
       buckets: TASK_BUCKETS,
       registers,
     })
-    this.httpRequests = new Counter({
+    this.httpRequests = new SeriesCounter({
       name: 'switchboard_http_requests_total',
       help: 'HTTP requests, by method, route pattern and status.',
       labelNames: ['method', 'route', 'status'],
       registers,
     })
-    this.httpDuration = new Histogram({
+    this.httpDuration = new SeriesHistogram({
       name: 'switchboard_http_request_duration_seconds',
       help: 'HTTP request latency (to the end of the response; a stream counts until it closes).',
       labelNames: ['method', 'route', 'status'],
@@ -90,13 +91,13 @@ export class SwitchboardMetrics {
         for (const [dialect, count] of sources.openStreams()) this.set({ dialect }, count)
       },
     })
-    this.handlerErrors = new Counter({
+    this.handlerErrors = new SeriesCounter({
       name: 'switchboard_handler_errors_total',
       help: 'Requests answered with an error, by Switchboard error code.',
       labelNames: ['code'],
       registers,
     })
-    this.pushDeliveries = new Counter({
+    this.pushDeliveries = new SeriesCounter({
       name: 'switchboard_push_deliveries_total',
       help: 'Push delivery attempts settled, by outcome (delivered, retry, dead).',
       labelNames: ['outcome'],
@@ -122,14 +123,14 @@ export class SwitchboardMetrics {
         this.set(pending.length === 0 ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
       },
     })
-    this.storeCommit = new Histogram({
+    this.storeCommit = new SeriesHistogram({
       name: 'switchboard_store_commit_duration_seconds',
       help: 'Store write latency, by operation (create, append).',
       labelNames: ['operation'],
       buckets: LATENCY_BUCKETS,
       registers,
     })
-    this.storeBatch = new Histogram({
+    this.storeBatch = new SeriesHistogram({
       name: 'switchboard_store_commit_events',
       help: 'Events written per append.',
       buckets: BATCH_BUCKETS,
@@ -145,12 +146,12 @@ export class SwitchboardMetrics {
         for (const { agent, state, count } of sources.openTasks()) this.set({ agent, state }, count)
       },
     })
-    this.leaseTakeovers = new Counter({
+    this.leaseTakeovers = new SeriesCounter({
       name: 'switchboard_lease_takeovers_total',
       help: 'Tasks this replica claimed from a runner whose lease had expired.',
       registers,
     })
-    this.taskResumes = new Counter({
+    this.taskResumes = new SeriesCounter({
       name: 'switchboard_task_resumes_total',
       help: 'Handler runs this replica resumed after the previous run stopped unfinished, by reason (restart, takeover).',
       labelNames: ['reason'],
