@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, it } from 'node:test'
 import pg from 'pg'
 import type { EventBody } from '../../src/model/events.ts'
+import { TRANSACTION_ATTEMPTS } from '../../src/store/postgres/db.ts'
 import { BATCH_LIMIT } from '../../src/store/postgres/group-commit.ts'
 import { EVENTS_CHANNEL, parseTaskNotes } from '../../src/store/postgres/notify.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
@@ -211,6 +212,66 @@ describe('PostgreSQL group commit', { skip: pgSkip }, () => {
     assert.equal(landed.status, 'fulfilled')
     assert.equal((await store.getTask(SCOPE, a.id))?.state, 'COMPLETED')
     assert.equal((await store.getTask(SCOPE, b.id))?.version, b.version)
+  })
+
+  it('redoes a write the database aborted as a deadlock victim, on the batch and on the locked path', async () => {
+    // A real deadlock needs three transactions in a cycle through a row's tuple lock (db.ts); the
+    // database's answer to every member it aborts is this error, injected here on the events
+    // inserts: the `fail` first ones are rolled back as a deadlock victim's would be.
+    const store = await open()
+    const sql = new pg.Client({ connectionString: db.url })
+    await sql.connect()
+    const s = `"${store.schema}"`
+    const failFirst = (fail: number) =>
+      sql.query(
+        `SELECT setval('${s}.injected', 1, false); ALTER FUNCTION ${s}.victim() SET sb.fail = '${fail}'`,
+      )
+    try {
+      await sql.query(`CREATE SEQUENCE ${s}.injected;
+        CREATE FUNCTION ${s}.victim() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+          IF nextval('${s}.injected') <= current_setting('sb.fail')::int THEN
+            RAISE EXCEPTION 'deadlock detected (injected)' USING ERRCODE = 'deadlock_detected';
+          END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER victim BEFORE INSERT ON ${s}.events FOR EACH ROW EXECUTE FUNCTION ${s}.victim()`)
+      await failFirst(0)
+      const task = await workingTask(store)
+      // The batch's statement, then the locked path's first transaction, are the victims.
+      await failFirst(2)
+      const { result, queries } = await queriesDuring(() =>
+        store.append({ taskId: task.id, events: [artifactEvent(task.id)] }),
+      )
+      assert.deepEqual(
+        queries.filter((q) => q.startsWith('sb_')),
+        [
+          'sb_commit_batch',
+          'sb_task_for_update',
+          'sb_commit_append',
+          'sb_task_for_update',
+          'sb_commit_append',
+        ],
+      )
+      assert.equal(result.task.version, task.version + 1)
+      // The row remembered is the committed one: the next append lands in its batch at once.
+      const next = await queriesDuring(() => store.append({ taskId: task.id, events: [completed] }))
+      assert.deepEqual(next.queries, ['sb_commit_batch'])
+      await failFirst(2)
+      const creation = await createTask(store)
+      assert.equal((await store.getTask(SCOPE, creation.id))?.state, 'SUBMITTED')
+      // A victim on every attempt is a fault: the write fails after TRANSACTION_ATTEMPTS, changing nothing.
+      const stuck = await workingTask(store)
+      await failFirst(1 + TRANSACTION_ATTEMPTS)
+      await assert.rejects(store.append({ taskId: stuck.id, events: [completed] }), { code: '40P01' })
+      assert.deepEqual(await store.getTask(SCOPE, stuck.id), stuck)
+      const events = await store.readEvents(task.id, 0)
+      assert.deepEqual(
+        events.map((e) => e.seq),
+        range(task.version + 2).map((i) => i + 1),
+      )
+    } finally {
+      await sql.end()
+    }
   })
 
   it('creates one task for two creations with one idempotency key in one turn', async () => {

@@ -78,13 +78,42 @@ export const quoteSchema = (schema: string): string => {
 }
 
 /**
- * Runs `work` in one transaction on one pooled connection. A failed ROLLBACK means the connection
- * is broken: it is destroyed rather than returned to the pool.
+ * The errors after which PostgreSQL has rolled the whole transaction back and the same work may
+ * simply run again: a deadlock's victim (40P01) and a serialization failure (40001).
+ */
+const RETRYABLE_SQLSTATE = new Set(['40P01', '40001'])
+
+/** Attempts of one transaction at most: a victim again and again is a fault, not bad luck. */
+export const TRANSACTION_ATTEMPTS = 5
+
+/**
+ * Runs `work` in one transaction on one pooled connection, again (up to TRANSACTION_ATTEMPTS in
+ * all) when PostgreSQL rolls it back as a deadlock's victim. Even a transaction that locks one row
+ * can be one: while it waits for a row, it holds the row's tuple lock, and a writer of several
+ * rows (another replica's batch) queues behind it; if that writer holds a row the first lock's
+ * holder waits for, the cycle is closed, and the detector may abort any member. `work` must touch
+ * nothing but the database, so a rolled-back attempt leaves no trace.
  */
 export const transaction = async <T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> => {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await transactionOnce(pool, work)
+    } catch (error) {
+      const code = (error as { code?: unknown } | undefined)?.code
+      if (attempt >= TRANSACTION_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATE.has(code))
+        throw error
+    }
+  }
+}
+
+/**
+ * One attempt. A failed ROLLBACK means the connection is broken: it is destroyed rather than
+ * returned to the pool.
+ */
+const transactionOnce = async <T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
   const client = await pool.connect()
   let broken: Error | undefined
   // A checked-out client is not covered by the pool's error listener: without this one, a connection

@@ -96,8 +96,8 @@ export const planCreate = (request: CreateTaskRequest): CreatePlan => {
  * createTask on the locked path: the task row first (the idempotency key may turn it into a
  * read), then the rest. Group commit sends here the creations whose key was held.
  */
-export const createTask = (ctx: WriteContext, plan: CreatePlan): Promise<CreateTaskResult> =>
-  writeTransaction(ctx, 'createTask', async (client): Promise<CreateTaskResult> => {
+export const createTask = async (ctx: WriteContext, plan: CreatePlan): Promise<CreateTaskResult> => {
+  const result = await writeTransaction(ctx, 'createTask', async (client): Promise<CreateTaskResult> => {
     const { request, task, events, snapshot, configs, outbox } = plan
     const { idempotency, lease } = request
     const row = {
@@ -132,9 +132,13 @@ export const createTask = (ctx: WriteContext, plan: CreatePlan): Promise<CreateT
       runnable: lease === undefined,
       work_note: ctx.replicaTag,
     })
-    ctx.written?.(task, { snapshot, tenant: task.tenant, owner: task.owner, configs })
     return { task, events, created: true, leased: lease !== undefined, ...(outbox.any && { outbox: true }) }
   })
+  // Told only once committed: an attempt rolled back (and redone) must leave no row to fold onto.
+  const { task, snapshot, configs } = plan
+  if (result.created) ctx.written?.(task, { snapshot, tenant: task.tenant, owner: task.owner, configs })
+  return result
+}
 
 /**
  * Inserts the task row if its key is free (or past the window); else returns the key's task when
@@ -234,8 +238,8 @@ export const refuseAppend = (
 }
 
 /** append on the locked path: lock the row, fold each event onto it, write it all at once. */
-export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise<AppendResult> =>
-  writeTransaction(ctx, 'append', async (client): Promise<AppendResult> => {
+export const appendEvents = async (ctx: WriteContext, request: AppendRequest): Promise<AppendResult> => {
+  const { result, row } = await writeTransaction(ctx, 'append', async (client) => {
     const locked = await run<LockedTask>(client, ctx.sql.taskForUpdate, { task_id: request.taskId })
     const row = locked.rows[0]
     refuseAppend(row, row?.lease_owner, request)
@@ -268,6 +272,10 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): Promise
     if (committed.rowCount !== 1) {
       throw new SwitchboardError('VERSION_CONFLICT', `concurrent modification of task ${task.id}`)
     }
-    ctx.written?.(task, { snapshot: plan.snapshot, tenant, owner, configs: [...configs, ...added] })
-    return { task, events, ...(outbox.any && { outbox: true }) }
+    const result: AppendResult = { task, events, ...(outbox.any && { outbox: true }) }
+    return { result, row: { snapshot: plan.snapshot, tenant, owner, configs: [...configs, ...added] } }
   })
+  // As in createTask: only the committed row is remembered.
+  ctx.written?.(result.task, row)
+  return result
+}
