@@ -13,7 +13,7 @@ import { EVENT_SEQ_KEY, GRPC_METADATA } from '../../src/dialects/a2a/wire/grpc-s
 import type { TaskListener } from '../../src/events/contract.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
 import { eventually, startA2a, type TestServer } from '../a2a/helpers.ts'
-import { callAny, grpcAddressOf, metadataOf, rawClient, requestOf, stream } from './helpers.ts'
+import { callAny, grpcAddressOf, metadataOf, rawClient, requestOf, stream, unary } from './helpers.ts'
 
 /** A bus that counts its open subscriptions: a stream that ended must leave none behind. */
 class CountingBus extends LocalBus {
@@ -138,6 +138,33 @@ describe('gRPC streams', () => {
     assert.ok(Number.isSafeInteger(Number(result.initial?.get(GRPC_METADATA.eventSeq)[0])))
     for (const update of updates.filter((u) => u.statusUpdate))
       assert.equal(typeof seqOf(update as JsonValue), 'number', JSON.stringify(update))
+  })
+
+  it('a deadline ends a blocking SendMessage with DEADLINE_EXCEEDED: its wait is freed, the task runs on', async () => {
+    const before = bus.open
+    const request = requestOf('sendMessage', {
+      tenant: 'long-runner',
+      message: {
+        messageId: randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ data: { steps: 1000, step_ms: 20 } }],
+      },
+    })
+    const result = await unary(client, 'sendMessage', request, new Metadata(), { deadline: Date.now() + 300 })
+    assert.equal(result.error?.code, status.DEADLINE_EXCEEDED)
+    // What stays open is the run's own subscription (it hears a cancel): one, not the wait's too.
+    await eventually(
+      async () => (bus.open <= before + 1 ? true : undefined),
+      'the wait to end at the deadline',
+    )
+    const { response } = await callAny(client, 'listTasks', {
+      tenant: 'long-runner',
+      status: 'TASK_STATE_WORKING',
+    })
+    const running = (response as { tasks: { id: string }[] }).tasks
+    assert.ok(running.length > 0, 'the task runs on')
+    for (const { id } of running) await callAny(client, 'cancelTask', { tenant: 'long-runner', id })
+    await eventually(async () => (bus.open <= before ? true : undefined), 'the run to end')
   })
 
   it('a deadline ends a stream with DEADLINE_EXCEEDED; the task runs on', async () => {

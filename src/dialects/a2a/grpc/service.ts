@@ -29,15 +29,22 @@ const peerOf = (call: Call): GrpcPeer => {
   }
 }
 
+/** What a call that never waits is given: no call of it can abort anything. */
+const NEVER_ABORTED = new AbortController().signal
+
 /**
- * The call's end as a signal: grpc-js reports the client's cancellation and a passed deadline
- * alike as `cancelled`; the wait or stream behind the call stops, and its subscription is freed.
+ * The call's end as a signal, until the call is answered: grpc-js reports the client's
+ * cancellation and a passed deadline alike as `cancelled`, and the wait or stream behind the call
+ * stops, its subscription freed. It also reports every answered call's stream closing so; an abort
+ * then would free nothing and cost a DOMException per call (a twentieth of a GetTask's CPU), so
+ * `answered` stops listening.
  */
-const signalOf = (call: Call): AbortSignal => {
+const callSignal = (call: Call): { signal: AbortSignal; answered: () => void } => {
   const controller = new AbortController()
-  if (call.cancelled) controller.abort()
-  else call.once('cancelled', () => controller.abort())
-  return controller.signal
+  const abort = (): void => controller.abort()
+  if (call.cancelled) abort()
+  else call.once('cancelled', abort)
+  return { signal: controller.signal, answered: () => call.removeListener('cancelled', abort) }
 }
 
 /** The initial metadata: the activated extensions, echoed as the HTTP bindings do in A2A-Extensions. */
@@ -66,22 +73,33 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
   const unary = (
     name: string,
     run: (operations: A2aOperations, request: Request, signal: AbortSignal) => Promise<unknown>,
-    /** The card's 0.3 fields (served beside 1.0 on HTTP) have no proto field: they are left out. */
-    ignoreUnknownFields = false,
+    options: {
+      /** The call may wait (a blocking SendMessage): the client's cancellation must stop it. */
+      waits?: boolean
+      /** The card's 0.3 fields (served beside 1.0 on HTTP) have no proto field: they are left out. */
+      ignoreUnknownFields?: boolean
+    } = {},
   ) => {
     const method = methodOf(name)
+    const { waits = false, ignoreUnknownFields = false } = options
     return (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
-      const signal = signalOf(call)
+      const ended = waits ? callSignal(call) : undefined
       const answer = async () => {
         const request = toJson(method.input as DescMessage, call.request) as Request
         const { operations, extensions } = await prepare(peerOf(call), request)
         if (extensions.activated.length > 0) call.sendMetadata(initialMetadata(extensions))
-        const result = (await run(operations, request, signal)) ?? {}
+        const result = (await run(operations, request, ended?.signal ?? NEVER_ABORTED)) ?? {}
         return fromJson(method.output as DescMessage, result as JsonValue, { ignoreUnknownFields })
       }
       answer().then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(toGrpcError(error, server.logger)),
+        (response) => {
+          ended?.answered()
+          callback(null, response)
+        },
+        (error: unknown) => {
+          ended?.answered()
+          callback(toGrpcError(error, server.logger))
+        },
       )
     }
   }
@@ -97,7 +115,7 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
   ) => {
     const method = methodOf(name)
     return (call: ServerWritableStream<Message, Message>) => {
-      const signal = signalOf(call)
+      const { signal, answered } = callSignal(call)
       const start = async () => {
         const request = toJson(method.input as DescMessage, call.request) as Request
         const peer = peerOf(call)
@@ -112,8 +130,9 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
             initial,
             resumed,
             server,
-          }),
+          }).finally(answered),
         (error: unknown) => {
+          answered()
           call.emit('error', toGrpcError(error, server.logger))
         },
       )
@@ -121,7 +140,9 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
   }
 
   return {
-    sendMessage: unary('SendMessage', (ops, request, signal) => ops.sendMessage(request, signal)),
+    sendMessage: unary('SendMessage', (ops, request, signal) => ops.sendMessage(request, signal), {
+      waits: true,
+    }),
     sendStreamingMessage: streaming('SendStreamingMessage', async (ops, request, _peer, signal) => ({
       items: await ops.openMessageStream(request, signal),
       resumed: false,
@@ -145,7 +166,9 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
     listTaskPushNotificationConfigs: unary('ListTaskPushNotificationConfigs', (ops, request) =>
       ops.listPushConfigs(request),
     ),
-    getExtendedAgentCard: unary('GetExtendedAgentCard', (ops, request) => ops.getExtendedCard(request), true),
+    getExtendedAgentCard: unary('GetExtendedAgentCard', (ops, request) => ops.getExtendedCard(request), {
+      ignoreUnknownFields: true,
+    }),
     deleteTaskPushNotificationConfig: unary('DeleteTaskPushNotificationConfig', (ops, request) =>
       ops.deletePushConfig(request),
     ),
