@@ -24,20 +24,22 @@ import {
 /** The queries every pg client of this process sends while `work` runs: their statement names. */
 const queriesDuring = async <T>(
   work: () => Promise<T>,
-): Promise<{ result: T; queries: string[]; texts: string[] }> => {
+): Promise<{ result: T; queries: string[]; texts: string[]; values: unknown[][] }> => {
   const queries: string[] = []
   const texts: string[] = []
+  const values: unknown[][] = []
   const query = pg.Client.prototype.query
   pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-    const named = config as { name?: string; text?: string }
+    const named = config as { name?: string; text?: string; values?: unknown[] }
     const name = typeof config === 'string' ? config : (named.name ?? named.text ?? '?')
     // The group commit's statements are one per batch shape (batch-sql.ts): counted as one name.
     queries.push(name.replace(/^sb_commit_batch_\d+$/, 'sb_commit_batch'))
     texts.push(typeof config === 'string' ? config : (named.text ?? ''))
+    values.push(typeof config === 'string' ? [] : (named.values ?? []))
     return (query as (...args: unknown[]) => unknown).call(this, config, ...rest)
   } as typeof query
   try {
-    return { result: await work(), queries, texts }
+    return { result: await work(), queries, texts, values }
   } finally {
     pg.Client.prototype.query = query
   }
@@ -157,6 +159,23 @@ describe('PostgreSQL group commit', { skip: pgSkip }, () => {
     assert.deepEqual([first.events[0]?.seq, second.events[0]?.seq], [task.version + 1, task.version + 3])
     assert.equal(second.task.artifacts.length, 2)
     assert.deepEqual(await store.getTask(SCOPE, task.id), second.task)
+  })
+
+  it('writes the appends of a batch in task id order, the order lease renewals lock rows in', async () => {
+    // Batches of two replicas that lock the same rows in one order wait for each other, never in a
+    // cycle (a deadlock, which PostgreSQL breaks by aborting one after deadlock_timeout).
+    const store = await open()
+    const tasks = await Promise.all(range(16).map(() => workingTask(store)))
+    const ids = tasks.map((t) => t.id)
+    const shuffled = [...ids.slice(8), ...ids.slice(0, 8).reverse()]
+    const { queries, values } = await queriesDuring(() =>
+      Promise.all(shuffled.map((taskId) => store.append({ taskId, events: [completed] }))),
+    )
+    assert.deepEqual(queries, ['sb_commit_batch'])
+    const written = values[0]!.find(
+      (v): v is string[] => Array.isArray(v) && v.length === ids.length && ids.includes(v[0] as string),
+    )
+    assert.deepEqual(written, [...ids].sort())
   })
 
   it('redoes an append on the locked path when another replica moved the task on', async () => {

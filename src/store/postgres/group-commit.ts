@@ -161,9 +161,13 @@ export class PgGroupCommit {
       const folded = this.#fold(write)
       if (!folded) continue
       tasks.add(taskId)
-      rows.addAppend(folded.plan, folded.known, write.request.leaseOwner)
       appends.push(folded)
     }
+    // In task id order, as a lease renewal's `id = ANY(...)` locks its rows: batches on several
+    // replicas then lock what they share in one order, and never wait for each other in a cycle
+    // (PostgreSQL would abort one of them after deadlock_timeout, a second of the writes' time).
+    appends.sort((a, b) => (a.write.request.taskId < b.write.request.taskId ? -1 : 1))
+    for (const { write, plan, known } of appends) rows.addAppend(plan, known, write.request.leaseOwner)
     this.#pending = deferred
     // What waits now waits for a batch in flight, whose end schedules the next flush.
     if (creates.length + appends.length === 0) return
