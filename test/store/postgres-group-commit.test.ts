@@ -21,7 +21,7 @@ import {
   workingTask,
 } from './contract/fixtures.ts'
 
-/** The queries every pg client of this process sends while `work` runs: their statement names. */
+/** The queries every pg client of this process sends while `work` runs: their names, texts and parameters. */
 const queriesDuring = async <T>(
   work: () => Promise<T>,
 ): Promise<{ result: T; queries: string[]; texts: string[]; values: unknown[][] }> => {

@@ -85,21 +85,19 @@ export const a2aGrpcImplementation = (options: A2aGrpcOptions): UntypedServiceIm
     return (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
       const ended = waits ? callSignal(call) : undefined
       const answer = async () => {
-        const request = toJson(method.input as DescMessage, call.request) as Request
-        const { operations, extensions } = await prepare(peerOf(call), request)
-        if (extensions.activated.length > 0) call.sendMetadata(initialMetadata(extensions))
-        const result = (await run(operations, request, ended?.signal ?? NEVER_ABORTED)) ?? {}
-        return fromJson(method.output as DescMessage, result as JsonValue, { ignoreUnknownFields })
+        try {
+          const request = toJson(method.input as DescMessage, call.request) as Request
+          const { operations, extensions } = await prepare(peerOf(call), request)
+          if (extensions.activated.length > 0) call.sendMetadata(initialMetadata(extensions))
+          const result = (await run(operations, request, ended?.signal ?? NEVER_ABORTED)) ?? {}
+          return fromJson(method.output as DescMessage, result as JsonValue, { ignoreUnknownFields })
+        } finally {
+          ended?.answered()
+        }
       }
       answer().then(
-        (response) => {
-          ended?.answered()
-          callback(null, response)
-        },
-        (error: unknown) => {
-          ended?.answered()
-          callback(toGrpcError(error, server.logger))
-        },
+        (response) => callback(null, response),
+        (error: unknown) => callback(toGrpcError(error, server.logger)),
       )
     }
   }
