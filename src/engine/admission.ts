@@ -61,6 +61,12 @@ export class Admission {
   #total = 0
   #pumping = false
   #again = false
+  /**
+   * Runnable tasks may be waiting that the last claim round left: it was cut short by capacity (the
+   * whole replica's or an agent's), took all it asked for, or failed. Only then does a run's end
+   * claim at once; otherwise announced work and the poll bring the next claim.
+   */
+  #backlog = false
   #stopped = false
   #timers: NodeJS.Timeout[] = []
 
@@ -119,6 +125,7 @@ export class Admission {
       this.#options.logger.error({ err: error, taskId: task.id }, 'could not record how a task run ended')
     } finally {
       const reason = this.#runs.get(task.id)?.abortReason
+      const released = ended === 'released'
       this.#runs.delete(task.id)
       this.#done.delete(task.id)
       this.#leasedAt.delete(task.id)
@@ -135,7 +142,9 @@ export class Admission {
           this.#options.logger.error({ err: error, taskId: task.id }, 'could not release a lease')
         }
       }
-      void this.pump()
+      // A run that released its lease with its outcome leaves nothing of its own to run; one that
+      // was suspended or cut short may have an answer waiting for the lease it just gave up.
+      if (this.#backlog || !released) void this.pump()
     }
   }
 
@@ -153,6 +162,7 @@ export class Admission {
         await this.#claimRound()
       } while (this.#again && !this.#stopped)
     } catch (error) {
+      this.#backlog = true
       this.#options.logger.error({ err: error }, 'admission failed to claim tasks')
     } finally {
       this.#pumping = false
@@ -163,6 +173,7 @@ export class Admission {
     const { store, agents, owner, leaseMs, concurrency } = this.#options
     const unlimited: string[] = []
     const limited: { slug: string; free: number }[] = []
+    let drained = true
     for (const agent of agents.all()) {
       const limit = agent.definition.concurrency
       if (limit === undefined) unlimited.push(agent.definition.slug)
@@ -171,7 +182,7 @@ export class Admission {
           slug: agent.definition.slug,
           free: limit - (this.#load.get(agent.definition.slug) ?? 0),
         })
-      }
+      } else drained = false
     }
     const rounds: { agents: string[] | undefined; limit: number }[] = []
     if (unlimited.length > 0) {
@@ -182,7 +193,11 @@ export class Admission {
     for (const { slug, free } of limited) rounds.push({ agents: [slug], limit: free })
     for (const round of rounds) {
       const free = Math.min(concurrency - this.#total, round.limit)
-      if (free <= 0 || this.#stopped) continue
+      if (this.#stopped) continue
+      if (free <= 0) {
+        drained = false
+        continue
+      }
       const askedAt = performance.now()
       const claimed = await store.claimTasks({
         owner,
@@ -195,8 +210,12 @@ export class Admission {
         this.#total += 1
         this.run(task, askedAt)
       }
-      if (claimed.length === free) this.#again = true
+      if (claimed.length === free) {
+        this.#again = true
+        drained = false
+      }
     }
+    this.#backlog = !drained
   }
 
   /** Runs the claimed task; says whether the run recorded its end, and whether that freed the lease. */
