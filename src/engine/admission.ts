@@ -125,7 +125,6 @@ export class Admission {
       this.#options.logger.error({ err: error, taskId: task.id }, 'could not record how a task run ended')
     } finally {
       const reason = this.#runs.get(task.id)?.abortReason
-      const released = ended === 'released'
       this.#runs.delete(task.id)
       this.#done.delete(task.id)
       this.#leasedAt.delete(task.id)
@@ -144,7 +143,7 @@ export class Admission {
       }
       // A run that released its lease with its outcome leaves nothing of its own to run; one that
       // was suspended or cut short may have an answer waiting for the lease it just gave up.
-      if (this.#backlog || !released) void this.pump()
+      if (this.#backlog || ended !== 'released') void this.pump()
     }
   }
 
