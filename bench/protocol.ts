@@ -11,6 +11,7 @@ export const TARGETS = [
   'sdk-sqlite',
   'http-floor',
   'durable-floor',
+  'store-floor',
   'pg-lifecycle-floor',
 ] as const
 export type Target = (typeof TARGETS)[number]
@@ -29,12 +30,17 @@ export const TRACED: Target = 'switchboard-sqlite-traced'
 export const FLOOR: Target = 'http-floor'
 export const DURABLE_FLOOR: Target = 'durable-floor'
 /**
+ * node:http writing each task as Switchboard SQLite's store does (bench/servers/floor-switchboard-store.ts):
+ * between the durable floor and Switchboard SQLite, the store's guarantees apart from the protocol work.
+ */
+export const STORE_FLOOR: Target = 'store-floor'
+/**
  * The anchor lifecycle on PostgreSQL (bench/servers/floor-pg-store.ts): the database CPU per task
  * that Switchboard PostgreSQL's is judged against.
  */
 export const PG_FLOOR: Target = 'pg-lifecycle-floor'
 export const isFloor = (target: Target): boolean =>
-  target === FLOOR || target === DURABLE_FLOOR || target === PG_FLOOR
+  target === FLOOR || target === DURABLE_FLOOR || target === STORE_FLOOR || target === PG_FLOOR
 /** The targets that get a fresh PostgreSQL database, and whose database CPU is measured. */
 export const usesPostgres = (target: Target): boolean => target === 'switchboard-pg' || target === PG_FLOOR
 
@@ -46,6 +52,7 @@ export const LABELS: Record<Target, string> = {
   'sdk-sqlite': 'SDK SQLite',
   'http-floor': 'node:http floor (no A2A)',
   'durable-floor': 'node:http + one SQLite write floor (no A2A)',
+  'store-floor': "node:http + Switchboard's SQLite store floor (no A2A)",
   'pg-lifecycle-floor': 'node:http + the PostgreSQL anchor lifecycle (no A2A)',
 }
 

@@ -12,15 +12,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { buildArtifact } from '../src/engine/build-artifact.ts'
-import type { EventBody } from '../src/model/events.ts'
 import { newId } from '../src/model/ids.ts'
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts'
 import { median } from './harness/aggregate.ts'
+import { writeBenchTask } from './servers/floor-switchboard-store.ts'
 
 const IN_FLIGHT = 16
 const WARMUP_TASKS = 1000
-const OWNER = 'bench-runner'
 
 const { values: args } = parseArgs({
   options: {
@@ -35,31 +33,15 @@ const rounds = Number(args.rounds)
 if (counts.some((n) => !Number.isInteger(n) || n < 0) || !(tasks > 0) || !(rounds > 0))
   throw new Error('--artifacts takes integers ≥ 0, --tasks and --rounds positive numbers')
 
-const streamTask = async (store: SqliteStore, artifacts: number): Promise<void> => {
-  const id = newId()
-  const contextId = newId()
+const streamTask = (store: SqliteStore, artifacts: number): Promise<void> => {
   const messageId = randomUUID()
-  await store.createTask({
-    header: {
-      id,
-      tenant: 'default',
-      owner: 'anonymous',
-      agent: 'bench',
-      contextId,
-      createdAt: new Date().toISOString(),
-    },
-    input: { artifacts },
-    message: { messageId, role: 'user', parts: [{ kind: 'data', data: { artifacts } }] },
-    idempotency: { key: messageId, fingerprint: randomUUID(), windowMs: 86_400_000 },
-    lease: { owner: OWNER, ttlMs: 60_000 },
+  return writeBenchTask(store, {
+    id: newId(),
+    contextId: newId(),
+    messageId,
+    fingerprint: randomUUID(),
+    artifacts,
   })
-  const events: EventBody[] = [{ kind: 'status', state: 'WORKING' }]
-  for (let i = 0; i < artifacts; i++) {
-    const { artifact } = buildArtifact(id, { type: 'text', name: `a${i}`, text: `chunk ${i}` })
-    events.push({ kind: 'artifact', artifact })
-  }
-  events.push({ kind: 'status', state: 'COMPLETED' })
-  await store.append({ taskId: id, events, leaseOwner: OWNER, releaseLease: true })
 }
 
 const closedLoop = async (store: SqliteStore, artifacts: number, count: number): Promise<void> => {

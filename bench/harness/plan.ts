@@ -4,6 +4,7 @@ import {
   FLOOR,
   isFloor,
   PG_FLOOR,
+  STORE_FLOOR,
   STREAM_ARTIFACTS,
   TARGETS,
   type Target,
@@ -102,7 +103,8 @@ export const makePlan = (flags: PlanFlags): Plan => {
   const contenders = TARGETS.filter(
     (t) => !isFloor(t) && !(quick && (t === 'switchboard-pg' || t === TRACED)),
   )
-  const targets = flags.targets ?? (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR, PG_FLOOR])
+  const targets =
+    flags.targets ?? (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR, STORE_FLOOR, PG_FLOOR])
   return {
     mode: quick ? 'quick' : 'full',
     cases: casesOf(scenarios, bindings),
@@ -142,7 +144,11 @@ export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
   if (testCase.binding === 'clawpedia') return targets.filter((t) => t.startsWith('switchboard'))
   if (testCase.scenario === 'subscribers')
     return targets.filter(
-      (t) => t !== DURABLE_FLOOR && t !== PG_FLOOR && !(plan.mode === 'quick' && t === 'sdk-sqlite'),
+      (t) =>
+        t !== DURABLE_FLOOR &&
+        t !== STORE_FLOOR &&
+        t !== PG_FLOOR &&
+        !(plan.mode === 'quick' && t === 'sdk-sqlite'),
     )
   return floorCase(testCase) ? targets : targets.filter((t) => !isFloor(t))
 }

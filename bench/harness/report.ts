@@ -1,5 +1,13 @@
 import type { Measurement } from '../client/load.ts'
-import { DURABLE_FLOOR, FLOOR, LABELS, STREAM_ARTIFACTS, type Target, TRACED } from '../protocol.ts'
+import {
+  DURABLE_FLOOR,
+  FLOOR,
+  LABELS,
+  STORE_FLOOR,
+  STREAM_ARTIFACTS,
+  type Target,
+  TRACED,
+} from '../protocol.ts'
 import { type Aggregate, loadOfRun, NOISE_LIMIT, pairedRatio } from './aggregate.ts'
 import { BINDING_NAMES, formatNumber, formatRatio } from './format.ts'
 import { MIN_ROUNDS } from './goals.ts'
@@ -73,8 +81,9 @@ const pairedCell = (ours: Aggregate, theirs: Aggregate, figure: 'opsPerSec' | 'c
 
 /**
  * The ratios the goals read: ours ÷ each SDK target, PostgreSQL ÷ the SDK on SQLite, tracing on ÷
- * off; and the durable floor ÷ each SDK target (how far any storing server could go) and ours ÷
- * that floor (how much of it we reach).
+ * off; the durable floor ÷ each SDK target (how far any storing server could go) and ours ÷
+ * that floor (how much of it we reach); the store floor ÷ each SDK target (how far a server with
+ * our store's guarantees could go) and ours ÷ that floor (what the protocol work costs us).
  */
 const RATIOS: [Target, Target, string?][] = [
   [OURS, 'sdk-memory'],
@@ -84,6 +93,9 @@ const RATIOS: [Target, Target, string?][] = [
   [DURABLE_FLOOR, 'sdk-memory', 'durable floor ÷ SDK in-memory'],
   [DURABLE_FLOOR, 'sdk-sqlite', 'durable floor ÷ SDK SQLite'],
   [OURS, DURABLE_FLOOR, 'Switchboard SQLite ÷ durable floor'],
+  [STORE_FLOOR, 'sdk-memory', 'store floor ÷ SDK in-memory'],
+  [STORE_FLOOR, 'sdk-sqlite', 'store floor ÷ SDK SQLite'],
+  [OURS, STORE_FLOOR, 'Switchboard SQLite ÷ store floor'],
 ]
 
 const ratioRows = (rows: Aggregate[]): string[] =>

@@ -10,6 +10,7 @@ import {
 } from '../protocol.ts'
 import { PgLifecycleFloor } from './floor-pg-store.ts'
 import { FloorStore } from './floor-store.ts'
+import { SwitchboardStoreFloor } from './floor-switchboard-store.ts'
 
 type Rpc = {
   id: unknown
@@ -23,19 +24,24 @@ type Rpc = {
  * client to drive it and its checks to pass. A held task (the subscriber scenario) is kept open
  * until cancelled; any other task is answered COMPLETED with the artifacts asked for, at once or
  * as a stream. `durable-floor` first writes each task once (FloorStore), as a durable server must
- * at the least; `pg-lifecycle-floor` first writes the anchor lifecycle in PostgreSQL
+ * at the least; `store-floor` writes it as Switchboard SQLite's store does (SwitchboardStoreFloor:
+ * its events, indexes and the message's idempotency record); `pg-lifecycle-floor` first writes the anchor lifecycle in PostgreSQL
  * (PgLifecycleFloor); `http-floor` writes nothing. What they cost is what Node's HTTP/1.1 exchange (and
  * that one write) costs, whoever serves it.
  */
 export const startFloor = async (
   options: ServerOptions,
 ): Promise<{ base: string; close(): Promise<void> }> => {
-  const store: { write(id: string, task: object): Promise<void>; close(): unknown } | undefined =
+  const store:
+    | { write(id: string, task: object, message: object): Promise<void>; close(): unknown }
+    | undefined =
     options.target === 'durable-floor'
       ? new FloorStore(options.dataDir)
-      : options.target === 'pg-lifecycle-floor'
-        ? await PgLifecycleFloor.open(options.pgUrl!)
-        : undefined
+      : options.target === 'store-floor'
+        ? new SwitchboardStoreFloor(options.dataDir)
+        : options.target === 'pg-lifecycle-floor'
+          ? await PgLifecycleFloor.open(options.pgUrl!)
+          : undefined
   const streams = new Map<string, Set<{ res: ServerResponse; rpcId: unknown }>>()
   let made = 0
   // Time-ordered ids, as Switchboard's: each row goes to the right edge of the table's B-tree.
@@ -82,7 +88,7 @@ export const startFloor = async (
       const taskId = newTaskId()
       const artifacts = artifactsOf(artifactCount(input))
       const task = { ...taskOf(taskId, 'TASK_STATE_COMPLETED'), artifacts }
-      await store?.write(taskId, task)
+      await store?.write(taskId, task, params.message ?? {})
       if (method === 'SendMessage') {
         answer({ task })
         return

@@ -10,6 +10,7 @@ import { Http } from '../../bench/client/http.ts'
 import { checkCompletedTask, checkStream } from '../../bench/client/verify.ts'
 import { makePlan, targetsFor } from '../../bench/harness/plan.ts'
 import { startFloor } from '../../bench/servers/floor.ts'
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
 
 /**
@@ -75,7 +76,12 @@ describe('the benchmark floors', () => {
       )
     for (const scenario of ['send', 'stream'])
       for (const binding of ['jsonrpc', 'rest'])
-        assert.deepEqual(floorsOf(scenario, binding), ['http-floor', 'durable-floor', 'pg-lifecycle-floor'])
+        assert.deepEqual(floorsOf(scenario, binding), [
+          'http-floor',
+          'durable-floor',
+          'store-floor',
+          'pg-lifecycle-floor',
+        ])
     assert.deepEqual(floorsOf('send', 'grpc'), [])
     assert.deepEqual(floorsOf('send-async', 'jsonrpc'), [])
     assert.deepEqual(floorsOf('tokens', 'rest'), [])
@@ -86,6 +92,67 @@ describe('the benchmark floors', () => {
       ),
       [],
     )
+  })
+})
+
+describe("the store floor: each task written as Switchboard SQLite's store writes it", () => {
+  let dir: string
+  let floor: Awaited<ReturnType<typeof startFloor>>
+  let http: Http
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchboard-store-floor-'))
+    floor = await startFloor({ target: 'store-floor', dataDir: dir })
+    http = new Http(floor.base, 4)
+  })
+  after(async () => {
+    await http.close()
+    await floor.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('commits the task, its events and its message key before answering send and stream', async () => {
+    const a2a = new A2aClient(http, 'rest')
+    const sent = await a2a.send({ artifacts: 1 })
+    checkCompletedTask(sent, { artifacts: 1, outputArtifact: false })
+    const items: StreamItem[] = []
+    await a2a.stream({ artifacts: 10 }, (item) => items.push(item))
+    checkStream(items, { artifacts: 10, outputArtifact: false })
+    // Read back while the floor runs: a second connection to the file, as the CLI's inspection would.
+    const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
+    try {
+      const scope = { tenant: 'default', owner: 'anonymous' }
+      for (const [id, artifacts] of [
+        [sent.id, 1],
+        [items[0]!.task!.id, 10],
+      ] as const) {
+        const task = await store.getTask(scope, id)
+        assert.equal(task?.state, 'COMPLETED')
+        assert.equal(task?.artifacts.length, artifacts)
+        // The opening pair (the input, SUBMITTED), then the run's append: WORKING, each artifact, COMPLETED.
+        const kinds = (await store.readEvents(id, 0)).map((e) => (e.kind === 'status' ? e.state : e.kind))
+        assert.deepEqual(kinds, [
+          'input',
+          'SUBMITTED',
+          'WORKING',
+          ...Array(artifacts).fill('artifact'),
+          'COMPLETED',
+        ])
+      }
+    } finally {
+      await store.close()
+    }
+    const db = new Database(join(dir, 'switchboard.sqlite'), { readonly: true })
+    try {
+      const keys = db.prepare('SELECT task_id FROM idempotency_keys ORDER BY task_id').all() as {
+        task_id: string
+      }[]
+      assert.deepEqual(
+        keys.map((k) => k.task_id),
+        [sent.id, items[0]!.task!.id].sort(),
+      )
+    } finally {
+      db.close()
+    }
   })
 })
 
