@@ -1,5 +1,5 @@
 import type { Binding } from '../client/a2a.ts'
-import { DURABLE_FLOOR, LABELS, PG_FLOOR, type Target } from '../protocol.ts'
+import { DURABLE_FLOOR, LABELS, PG_FLOOR, STORE_FLOOR, type Target } from '../protocol.ts'
 import { type Aggregate, type PairedRatio, pairedRatio } from './aggregate.ts'
 import { BINDING_NAMES, formatNumber, formatRatio } from './format.ts'
 import { floorCase, type Scenario } from './plan.ts'
@@ -18,6 +18,11 @@ export interface Goal {
    * else), where the goal has one: a goal the floor itself misses is out of reach on this machine.
    */
   floor?: string
+  /**
+   * The same figure for the store floor (node:http writing each task as our SQLite store does, no
+   * A2A), beside the durable floor: what a server keeping our store's guarantees could reach.
+   */
+  storeFloor?: string
   /**
    * For a noisy goal, what its rounds agree on, when they do: a noisy row publishes no result, but
    * every round short of the goal (or every round past it) is still something each round says.
@@ -86,6 +91,8 @@ const throughputGoal = (
   const ops = mine && theirs ? pairedRatio(mine, theirs, 'opsPerSec') : undefined
   const bare = floored ? find(scenario, binding, DURABLE_FLOOR) : undefined
   const floorOps = bare && theirs ? pairedRatio(bare, theirs, 'opsPerSec') : undefined
+  const store = floored ? find(scenario, binding, STORE_FLOOR) : undefined
+  const storeOps = store && theirs ? pairedRatio(store, theirs, 'opsPerSec') : undefined
   const cpu = mine && theirs ? pairedRatio(mine, theirs, 'cpuMsPer1k') : undefined
   const db = mine?.measurement?.dbCpuMsPer1k
   const unit = scenario === 'tokens' ? 'events/s' : 'throughput'
@@ -104,7 +111,10 @@ const throughputGoal = (
       : '–',
     status,
     ...roundsAgree(status, ops?.low, ops?.high, (ratio) => ratio >= target),
-    ...(floored && { floor: floorOps ? withSpread(floorOps) : '–' }),
+    ...(floored && {
+      floor: floorOps ? withSpread(floorOps) : '–',
+      storeFloor: storeOps ? withSpread(storeOps) : '–',
+    }),
   }
 }
 
@@ -122,6 +132,7 @@ const cpuGoal = (find: Find, scenario: string, binding: Binding, limit: number):
   const rounds = (mine?.perRound ?? []).map((r) => r.cpuMsPer1k)
   const bare = find(scenario, binding, DURABLE_FLOOR)
   const floorCpu = bare?.measurement?.cpuMsPer1k
+  const storeCpu = find(scenario, binding, STORE_FLOOR)?.measurement?.cpuMsPer1k
   const status = outOfReach(
     statusOf([mine], () => cpu !== undefined && cpu <= limit),
     bare && statusOf([bare], () => floorCpu !== undefined && floorCpu <= limit),
@@ -136,6 +147,7 @@ const cpuGoal = (find: Find, scenario: string, binding: Binding, limit: number):
     status,
     ...roundsAgree(status, low, high, (ms) => ms <= limit),
     floor: floorCpu === undefined ? '–' : `${formatNumber(floorCpu)} ms`,
+    storeFloor: storeCpu === undefined ? '–' : `${formatNumber(storeCpu)} ms`,
   }
 }
 
@@ -205,10 +217,10 @@ export const judgeGoals = (results: Aggregate[]): Goal[] => {
 
 export const renderGoals = (goals: Goal[]): string =>
   [
-    '| goal | this run (median of the rounds; lowest–highest round) | the durable floor, the same figure | met |',
-    '| --- | --- | --- | :---: |',
+    '| goal | this run (median of the rounds; lowest–highest round) | the durable floor, the same figure | the store floor, the same figure | met |',
+    '| --- | --- | --- | --- | :---: |',
     ...goals.map(
       (g) =>
-        `| ${g.goal} | ${g.value} | ${g.floor ?? ''} | ${g.status === 'met' ? 'met' : `**${g.status}**`}${g.rounds ? `: ${g.rounds}` : ''} |`,
+        `| ${g.goal} | ${g.value} | ${g.floor ?? ''} | ${g.storeFloor ?? ''} | ${g.status === 'met' ? 'met' : `**${g.status}**`}${g.rounds ? `: ${g.rounds}` : ''} |`,
     ),
   ].join('\n')

@@ -222,10 +222,30 @@ describe('the goals table', () => {
     assert.equal(goal(heavy, 'send JSON-RPC: Switchboard SQLite server CPU').status, 'out of reach')
   })
 
+  it('shows the store floor’s figure beside the durable floor’s, and leaves the status to the durable floor', () => {
+    const results = aggregate([
+      ...row(send('switchboard-sqlite'), [200, 200, 200], 500),
+      ...row(send('durable-floor'), [250, 260, 240], 350),
+      ...row(send('store-floor'), [400, 420, 380], 160),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    const throughput = goal(results, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory')
+    assert.equal(throughput.status, 'out of reach')
+    assert.match(throughput.storeFloor ?? '', /^4\.00× \(3\.80×–4\.20×\)$/)
+    const cpu = goal(results, 'send JSON-RPC: Switchboard SQLite server CPU')
+    assert.equal(cpu.storeFloor, '160 ms')
+    // Without a store floor in the run, the column says so instead of borrowing another figure.
+    const without = aggregate([
+      ...row(send('switchboard-sqlite'), [200, 200, 200]),
+      ...row(send('sdk-memory'), [100, 100, 100]),
+    ])
+    assert.equal(goal(without, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').storeFloor, '–')
+  })
+
   it('has no floor for send-async, PostgreSQL, memory or tokens', () => {
     const goals = judgeGoals([])
     for (const g of goals.filter((g) => /^(send-async|tokens|memory)|PostgreSQL/.test(g.goal)))
-      assert.equal(g.floor, undefined, g.goal)
+      assert.deepEqual([g.floor, g.storeFloor], [undefined, undefined], g.goal)
     assert.ok(
       goals
         .filter((g) => /^(send|stream) /.test(g.goal) && !/PostgreSQL/.test(g.goal))
@@ -237,10 +257,10 @@ describe('the goals table', () => {
     const text = renderGoals([
       { goal: 'a', value: '1', status: 'met' },
       { goal: 'b', value: '2', status: 'noisy' },
-      { goal: 'c', value: '3', status: 'out of reach', floor: '2.50×' },
+      { goal: 'c', value: '3', status: 'out of reach', floor: '2.50×', storeFloor: '4.00×' },
     ])
-    assert.match(text, /\| a \| 1 \| {2}\| met \|/)
-    assert.match(text, /\| b \| 2 \| {2}\| \*\*noisy\*\* \|/)
-    assert.match(text, /\| c \| 3 \| 2\.50× \| \*\*out of reach\*\* \|/)
+    assert.match(text, /\| a \| 1 \| {2}\| {2}\| met \|/)
+    assert.match(text, /\| b \| 2 \| {2}\| {2}\| \*\*noisy\*\* \|/)
+    assert.match(text, /\| c \| 3 \| 2\.50× \| 4\.00× \| \*\*out of reach\*\* \|/)
   })
 })
