@@ -25,9 +25,9 @@ type Rpc = {
  * until cancelled; any other task is answered COMPLETED with the artifacts asked for, at once or
  * as a stream. `durable-floor` first writes each task once (FloorStore), as a durable server must
  * at the least; `store-floor` writes it as Switchboard SQLite's store does (SwitchboardStoreFloor:
- * its events, indexes and the message's idempotency record); `pg-lifecycle-floor` first writes the anchor lifecycle in PostgreSQL
- * (PgLifecycleFloor); `http-floor` writes nothing. What they cost is what Node's HTTP/1.1 exchange (and
- * that one write) costs, whoever serves it.
+ * its events, indexes and the message's idempotency record); `pg-lifecycle-floor` first writes the
+ * anchor lifecycle in PostgreSQL (PgLifecycleFloor); `http-floor` writes nothing. What they cost is
+ * what Node's HTTP/1.1 exchange (and those writes) costs, whoever serves it.
  */
 export const startFloor = async (
   options: ServerOptions,
