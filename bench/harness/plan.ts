@@ -92,6 +92,15 @@ const casesOf = (scenarios: readonly Scenario[], bindings: readonly Binding[]): 
   )
 
 /**
+ * The full mode's warm-up. A fresh server spends its first seconds of load compiling: V8's
+ * optimizing compiler runs on helper threads, and on this 2-core machine took a third to a half
+ * of a core from the server, PostgreSQL and the load generator for the first 4–5 s of every
+ * target's load (bench/README.md, _Warm-up_). The window measures a server in its steady state,
+ * as a deployment runs, the same for every target.
+ */
+export const FULL_WARMUP_MS = 5000
+
+/**
  * Quick: the three goal scenarios and 1,000 subscribers over JSON-RPC, without PostgreSQL or the
  * node:http floor, one short round each (under a minute). Full: every scenario over both bindings
  * on every target (gRPC: GRPC_SCENARIOS), three rounds each, the median reported.
@@ -110,7 +119,7 @@ export const makePlan = (flags: PlanFlags): Plan => {
     cases: casesOf(scenarios, bindings),
     targets,
     repeats: flags.repeats ?? (quick ? 1 : 3),
-    warmupMs: flags.warmupMs ?? (quick ? 300 : 1000),
+    warmupMs: flags.warmupMs ?? (quick ? 300 : FULL_WARMUP_MS),
     measureMs: flags.measureMs ?? (quick ? 1000 : 3000),
     pinning: flags.pinning ?? DEFAULT_PINNING,
     connections: 32,
