@@ -95,8 +95,8 @@ const casesOf = (scenarios: readonly Scenario[], bindings: readonly Binding[]): 
  * The full mode's warm-up. A fresh server spends its first seconds of load compiling: V8's
  * optimizing compiler runs on helper threads, and on this 2-core machine those threads took a
  * fifth to two thirds of a core, from the server, PostgreSQL and the load generator, in each of
- * the first 4–5 s of every target's load (bench/README.md, _Warm-up_). The window measures a server in its steady state,
- * as a deployment runs, the same for every target.
+ * the first 4–5 s of every target's load (bench/README.md, _Warm-up_). The window measures a
+ * server in its steady state, as a deployment runs, the same for every target.
  */
 export const FULL_WARMUP_MS = 5000
 

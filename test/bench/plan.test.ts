@@ -7,8 +7,8 @@ const machine = { nproc: 2, cpu: 'test CPU', node: process.version, loadBefore: 
 
 describe('the plan: warm-up', () => {
   it('measures a full run after the compiler settles: 5 s of load, not the 1 s it was', () => {
-    // bench/README.md, _Warm-up_: V8's compiler threads took a third to a half of a core for the
-    // first 4–5 s of every target's load.
+    // bench/README.md, _Warm-up_: V8's compiler threads took a fifth to two thirds of a core in
+    // each of the first 4–5 s of every target's load.
     assert.ok(FULL_WARMUP_MS >= 5000)
     assert.equal(makePlan({ quick: false }).warmupMs, FULL_WARMUP_MS)
     assert.equal(makePlan({ quick: false, warmupMs: 1000 }).warmupMs, 1000)
