@@ -13,6 +13,7 @@ export const TARGETS = [
   'durable-floor',
   'store-floor',
   'pg-lifecycle-floor',
+  'pg-store-floor',
 ] as const
 export type Target = (typeof TARGETS)[number]
 
@@ -39,10 +40,21 @@ export const STORE_FLOOR: Target = 'store-floor'
  * that Switchboard PostgreSQL's is judged against.
  */
 export const PG_FLOOR: Target = 'pg-lifecycle-floor'
+/**
+ * node:http writing each task as Switchboard PostgreSQL's store does, its bus listening
+ * (bench/servers/floor-switchboard-store.ts): the database CPU of our store's writes alone, between
+ * the anchor lifecycle's and Switchboard PostgreSQL's.
+ */
+export const PG_STORE_FLOOR: Target = 'pg-store-floor'
 export const isFloor = (target: Target): boolean =>
-  target === FLOOR || target === DURABLE_FLOOR || target === STORE_FLOOR || target === PG_FLOOR
+  target === FLOOR ||
+  target === DURABLE_FLOOR ||
+  target === STORE_FLOOR ||
+  target === PG_FLOOR ||
+  target === PG_STORE_FLOOR
 /** The targets that get a fresh PostgreSQL database, and whose database CPU is measured. */
-export const usesPostgres = (target: Target): boolean => target === 'switchboard-pg' || target === PG_FLOOR
+export const usesPostgres = (target: Target): boolean =>
+  target === 'switchboard-pg' || target === PG_FLOOR || target === PG_STORE_FLOOR
 
 export const LABELS: Record<Target, string> = {
   'switchboard-sqlite': 'Switchboard SQLite',
@@ -54,6 +66,7 @@ export const LABELS: Record<Target, string> = {
   'durable-floor': 'node:http + one SQLite write floor (no A2A)',
   'store-floor': "node:http + Switchboard's SQLite store floor (no A2A)",
   'pg-lifecycle-floor': 'node:http + the PostgreSQL anchor lifecycle (no A2A)',
+  'pg-store-floor': "node:http + Switchboard's PostgreSQL store floor (no A2A)",
 }
 
 export const isSwitchboard = (target: Target): boolean => target.startsWith('switchboard')

@@ -1,5 +1,5 @@
 import type { Binding } from '../client/a2a.ts'
-import { DURABLE_FLOOR, LABELS, PG_FLOOR, STORE_FLOOR, type Target } from '../protocol.ts'
+import { DURABLE_FLOOR, LABELS, PG_FLOOR, PG_STORE_FLOOR, STORE_FLOOR, type Target } from '../protocol.ts'
 import { type Aggregate, type PairedRatio, pairedRatio } from './aggregate.ts'
 import { BINDING_NAMES, formatNumber, formatRatio } from './format.ts'
 import { floorCase, type Scenario } from './plan.ts'
@@ -19,8 +19,9 @@ export interface Goal {
    */
   floor?: string
   /**
-   * The same figure for the store floor (node:http writing each task as our SQLite store does, no
-   * A2A), beside the durable floor: what a server keeping our store's guarantees could reach.
+   * The same figure for the store floor of the row's store (node:http writing each task as our
+   * SQLite or PostgreSQL store does, no A2A), beside the durable floor: what a server keeping our
+   * store's guarantees could reach.
    */
   storeFloor?: string
   /**
@@ -84,14 +85,17 @@ const throughputGoal = (
   baseline: Target,
   target: number,
 ): Goal => {
-  // The floor stores in SQLite: it bounds our SQLite rows, in the rows it answers.
-  const floored = ours === OURS && floorCase({ scenario, binding })
+  // The durable floor stores in SQLite: it bounds our SQLite rows, in the rows it answers. Each
+  // store has a store floor of its own.
+  const answered = floorCase({ scenario, binding })
+  const floored = ours === OURS && answered
+  const stored = answered && (ours === OURS || ours === PG)
   const mine = find(scenario, binding, ours)
   const theirs = find(scenario, binding, baseline)
   const ops = mine && theirs ? pairedRatio(mine, theirs, 'opsPerSec') : undefined
   const bare = floored ? find(scenario, binding, DURABLE_FLOOR) : undefined
   const floorOps = bare && theirs ? pairedRatio(bare, theirs, 'opsPerSec') : undefined
-  const store = floored ? find(scenario, binding, STORE_FLOOR) : undefined
+  const store = stored ? find(scenario, binding, ours === PG ? PG_STORE_FLOOR : STORE_FLOOR) : undefined
   const storeOps = store && theirs ? pairedRatio(store, theirs, 'opsPerSec') : undefined
   const cpu = mine && theirs ? pairedRatio(mine, theirs, 'cpuMsPer1k') : undefined
   const db = mine?.measurement?.dbCpuMsPer1k
@@ -111,10 +115,8 @@ const throughputGoal = (
       : '–',
     status,
     ...roundsAgree(status, ops?.low, ops?.high, (ratio) => ratio >= target),
-    ...(floored && {
-      floor: floorOps ? withSpread(floorOps) : '–',
-      storeFloor: storeOps ? withSpread(storeOps) : '–',
-    }),
+    ...(floored && { floor: floorOps ? withSpread(floorOps) : '–' }),
+    ...(stored && { storeFloor: storeOps ? withSpread(storeOps) : '–' }),
   }
 }
 
@@ -151,25 +153,34 @@ const cpuGoal = (find: Find, scenario: string, binding: Binding, limit: number):
   }
 }
 
-/**
- * Switchboard PostgreSQL's database CPU per operation, at most `factor`× the anchor lifecycle's
- * (PG_FLOOR) in the same rounds: what the database spends for us beyond one task's least writes.
- */
-const databaseGoal = (find: Find, scenario: Scenario, binding: Binding, factor: number): Goal => {
-  const mine = find(scenario, binding, PG)
+/** `target`'s database CPU per operation over the anchor lifecycle's, paired round by round, with both figures. */
+const databaseRatio = (find: Find, scenario: Scenario, binding: Binding, target: Target) => {
+  const mine = find(scenario, binding, target)
   const anchor = find(scenario, binding, PG_FLOOR)
   const ratio = mine && anchor ? pairedRatio(mine, anchor, 'dbCpuMsPer1k') : undefined
   const ours = mine?.measurement?.dbCpuMsPer1k
   const theirs = anchor?.measurement?.dbCpuMsPer1k
+  const text =
+    ratio && ours !== undefined && theirs !== undefined
+      ? `${withSpread(ratio)}: ${formatNumber(ours)} vs ${formatNumber(theirs)} ms / 1k ops`
+      : '–'
+  return { mine, anchor, ratio, text }
+}
+
+/**
+ * Switchboard PostgreSQL's database CPU per operation, at most `factor`× the anchor lifecycle's
+ * (PG_FLOOR) in the same rounds: what the database spends for us beyond one task's least writes.
+ * Beside it, the PostgreSQL store floor's: how much of that our store's writes alone cost.
+ */
+const databaseGoal = (find: Find, scenario: Scenario, binding: Binding, factor: number): Goal => {
+  const { mine, anchor, ratio, text } = databaseRatio(find, scenario, binding, PG)
   const status = statusOf([mine, anchor], () => ratio !== undefined && ratio.median <= factor)
   return {
     goal: `${scenario} ${BINDING_NAMES[binding]}: ${LABELS[PG]} database CPU ≤ ${factor}× the anchor lifecycle's`,
-    value:
-      ratio && ours !== undefined && theirs !== undefined
-        ? `${withSpread(ratio)}: ${formatNumber(ours)} vs ${formatNumber(theirs)} ms / 1k ops`
-        : '–',
+    value: text,
     status,
     ...roundsAgree(status, ratio?.low, ratio?.high, (r) => r <= factor),
+    storeFloor: databaseRatio(find, scenario, binding, PG_STORE_FLOOR).text,
   }
 }
 
@@ -217,7 +228,7 @@ export const judgeGoals = (results: Aggregate[]): Goal[] => {
 
 export const renderGoals = (goals: Goal[]): string =>
   [
-    '| goal | this run (median of the rounds; lowest–highest round) | the durable floor, the same figure | the store floor, the same figure | met |',
+    '| goal | this run (median of the rounds; lowest–highest round) | the durable floor, the same figure | the store floor (SQLite or PostgreSQL, as the row), the same figure | met |',
     '| --- | --- | --- | --- | :---: |',
     ...goals.map(
       (g) =>

@@ -4,6 +4,7 @@ import {
   FLOOR,
   isFloor,
   PG_FLOOR,
+  PG_STORE_FLOOR,
   STORE_FLOOR,
   STREAM_ARTIFACTS,
   TARGETS,
@@ -113,7 +114,8 @@ export const makePlan = (flags: PlanFlags): Plan => {
     (t) => !isFloor(t) && !(quick && (t === 'switchboard-pg' || t === TRACED)),
   )
   const targets =
-    flags.targets ?? (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR, STORE_FLOOR, PG_FLOOR])
+    flags.targets ??
+    (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR, STORE_FLOOR, PG_FLOOR, PG_STORE_FLOOR])
   return {
     mode: quick ? 'quick' : 'full',
     cases: casesOf(scenarios, bindings),
@@ -157,6 +159,7 @@ export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
         t !== DURABLE_FLOOR &&
         t !== STORE_FLOOR &&
         t !== PG_FLOOR &&
+        t !== PG_STORE_FLOOR &&
         !(plan.mode === 'quick' && t === 'sdk-sqlite'),
     )
   return floorCase(testCase) ? targets : targets.filter((t) => !isFloor(t))

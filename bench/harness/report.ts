@@ -3,6 +3,7 @@ import {
   DURABLE_FLOOR,
   FLOOR,
   LABELS,
+  PG_STORE_FLOOR,
   STORE_FLOOR,
   STREAM_ARTIFACTS,
   type Target,
@@ -83,7 +84,8 @@ const pairedCell = (ours: Aggregate, theirs: Aggregate, figure: 'opsPerSec' | 'c
  * The ratios the goals read: ours ÷ each SDK target, PostgreSQL ÷ the SDK on SQLite, tracing on ÷
  * off; the durable floor ÷ each SDK target (how far any storing server could go) and ours ÷
  * that floor (how much of it we reach); the store floor ÷ each SDK target (how far a server with
- * our store's guarantees could go) and ours ÷ that floor (what the protocol work costs us).
+ * our store's guarantees could go) and ours ÷ that floor (what the protocol work costs us); the
+ * same two for the PostgreSQL store floor.
  */
 const RATIOS: [Target, Target, string?][] = [
   [OURS, 'sdk-memory'],
@@ -96,6 +98,8 @@ const RATIOS: [Target, Target, string?][] = [
   [STORE_FLOOR, 'sdk-memory', 'store floor ÷ SDK in-memory'],
   [STORE_FLOOR, 'sdk-sqlite', 'store floor ÷ SDK SQLite'],
   [OURS, STORE_FLOOR, 'Switchboard SQLite ÷ store floor'],
+  [PG_STORE_FLOOR, 'sdk-sqlite', 'PostgreSQL store floor ÷ SDK SQLite'],
+  ['switchboard-pg', PG_STORE_FLOOR, 'Switchboard PostgreSQL ÷ PostgreSQL store floor'],
 ]
 
 const ratioRows = (rows: Aggregate[]): string[] =>

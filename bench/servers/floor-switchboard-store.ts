@@ -1,7 +1,10 @@
 import { join } from 'node:path'
 import { buildArtifact } from '../../src/engine/build-artifact.ts'
 import { fingerprintOf } from '../../src/engine/idempotency.ts'
+import { PostgresBus } from '../../src/events/postgres-bus.ts'
 import type { EventBody } from '../../src/model/events.ts'
+import type { Store } from '../../src/store/contract.ts'
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 
 const RUNNER = 'bench-runner'
@@ -13,7 +16,7 @@ const RUNNER = 'bench-runner'
  * them, so both measure the same writes.
  */
 export const writeBenchTask = async (
-  store: SqliteStore,
+  store: Pick<Store, 'createTask' | 'append'>,
   task: { id: string; contextId: string; messageId: string; fingerprint: string; artifacts: number },
 ): Promise<void> => {
   const { id, contextId, messageId, fingerprint, artifacts } = task
@@ -41,16 +44,38 @@ export const writeBenchTask = async (
 }
 
 /**
- * The store floor: each task written as Switchboard SQLite writes it (its default store, group
- * commit and all), the message's fingerprint included, and nothing of A2A around it. Between the
- * durable floor (one row per task) and Switchboard SQLite, it tells the store's guarantees apart
- * from the protocol work: what a server keeping them costs before it reads one A2A message.
+ * The store floors: each task written as Switchboard writes it with one of its stores (the store's
+ * own group commit and all), the message's fingerprint included, and nothing of A2A around it.
+ * On SQLite, between the durable floor (one row per task) and Switchboard SQLite, it tells the
+ * store's guarantees apart from the protocol work: what a server keeping them costs before it
+ * reads one A2A message. On PostgreSQL, with the store's LISTEN/NOTIFY bus listening as a
+ * server's does, it is the database's side of the same writes: its database CPU per task, beside
+ * Switchboard PostgreSQL's and the anchor lifecycle's, says how much of ours is the store's
+ * writes and how much the rest of the server makes the database do.
  */
 export class SwitchboardStoreFloor {
-  readonly #store: SqliteStore
+  readonly #store: Store
+  readonly #bus: PostgresBus | undefined
 
-  constructor(dataDir: string) {
-    this.#store = new SqliteStore({ filename: join(dataDir, 'switchboard.sqlite') })
+  private constructor(store: Store, bus?: PostgresBus) {
+    this.#store = store
+    this.#bus = bus
+  }
+
+  static sqlite(dataDir: string): SwitchboardStoreFloor {
+    return new SwitchboardStoreFloor(new SqliteStore({ filename: join(dataDir, 'switchboard.sqlite') }))
+  }
+
+  /** As `openStore` opens a PostgreSQL store for a server: migrated, with its bus listening. */
+  static async postgres(url: string): Promise<SwitchboardStoreFloor> {
+    const store = new PostgresStore({ connectionString: url })
+    await store.init()
+    const bus = await PostgresBus.connect({
+      connectionString: url,
+      replicaTag: store.replicaTag,
+      readVersions: (taskIds) => store.versionsOf(taskIds),
+    })
+    return new SwitchboardStoreFloor(store, bus)
   }
 
   /** Resolves once the task's two commits have landed, as a blocking send's answer waits for them. */
@@ -68,7 +93,8 @@ export class SwitchboardStoreFloor {
     })
   }
 
-  close(): Promise<void> {
-    return this.#store.close()
+  async close(): Promise<void> {
+    await this.#bus?.close()
+    await this.#store.close()
   }
 }

@@ -25,7 +25,8 @@ type Rpc = {
  * until cancelled; any other task is answered COMPLETED with the artifacts asked for, at once or
  * as a stream. `durable-floor` first writes each task once (FloorStore), as a durable server must
  * at the least; `store-floor` writes it as Switchboard SQLite's store does (SwitchboardStoreFloor:
- * its events, indexes and the message's idempotency record); `pg-lifecycle-floor` first writes the
+ * its events, indexes and the message's idempotency record), `pg-store-floor` as Switchboard
+ * PostgreSQL's store does, its bus listening; `pg-lifecycle-floor` first writes the
  * anchor lifecycle in PostgreSQL (PgLifecycleFloor); `http-floor` writes nothing. What they cost is
  * what Node's HTTP/1.1 exchange (and those writes) costs, whoever serves it.
  */
@@ -38,10 +39,12 @@ export const startFloor = async (
     options.target === 'durable-floor'
       ? new FloorStore(options.dataDir)
       : options.target === 'store-floor'
-        ? new SwitchboardStoreFloor(options.dataDir)
-        : options.target === 'pg-lifecycle-floor'
-          ? await PgLifecycleFloor.open(options.pgUrl!)
-          : undefined
+        ? SwitchboardStoreFloor.sqlite(options.dataDir)
+        : options.target === 'pg-store-floor'
+          ? await SwitchboardStoreFloor.postgres(options.pgUrl!)
+          : options.target === 'pg-lifecycle-floor'
+            ? await PgLifecycleFloor.open(options.pgUrl!)
+            : undefined
   const streams = new Map<string, Set<{ res: ServerResponse; rpcId: unknown }>>()
   let made = 0
   // Time-ordered ids, as Switchboard's: each row goes to the right edge of the table's B-tree.

@@ -10,6 +10,8 @@ import { Http } from '../../bench/client/http.ts'
 import { checkCompletedTask, checkStream } from '../../bench/client/verify.ts'
 import { makePlan, targetsFor } from '../../bench/harness/plan.ts'
 import { startFloor } from '../../bench/servers/floor.ts'
+import type { Store } from '../../src/store/contract.ts'
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
 
@@ -81,6 +83,7 @@ describe('the benchmark floors', () => {
           'durable-floor',
           'store-floor',
           'pg-lifecycle-floor',
+          'pg-store-floor',
         ])
     assert.deepEqual(floorsOf('send', 'grpc'), [])
     assert.deepEqual(floorsOf('send-async', 'jsonrpc'), [])
@@ -94,6 +97,24 @@ describe('the benchmark floors', () => {
     )
   })
 })
+
+/**
+ * A bench task as a store floor must have written it: COMPLETED with its artifacts, and its log the
+ * opening pair (the input, SUBMITTED), then the run's append: WORKING, each artifact, COMPLETED.
+ */
+const assertWritten = async (store: Store, id: string, artifacts: number): Promise<void> => {
+  const task = await store.getTask({ tenant: 'default', owner: 'anonymous' }, id)
+  assert.equal(task?.state, 'COMPLETED')
+  assert.equal(task?.artifacts.length, artifacts)
+  const kinds = (await store.readEvents(id, 0)).map((e) => (e.kind === 'status' ? e.state : e.kind))
+  assert.deepEqual(kinds, [
+    'input',
+    'SUBMITTED',
+    'WORKING',
+    ...Array(artifacts).fill('artifact'),
+    'COMPLETED',
+  ])
+}
 
 describe("the store floor: each task written as Switchboard SQLite's store writes it", () => {
   let dir: string
@@ -120,24 +141,11 @@ describe("the store floor: each task written as Switchboard SQLite's store write
     // Read back while the floor runs: a second connection to the file, as the CLI's inspection would.
     const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
     try {
-      const scope = { tenant: 'default', owner: 'anonymous' }
       for (const [id, artifacts] of [
         [sent.id, 1],
         [items[0]!.task!.id, 10],
-      ] as const) {
-        const task = await store.getTask(scope, id)
-        assert.equal(task?.state, 'COMPLETED')
-        assert.equal(task?.artifacts.length, artifacts)
-        // The opening pair (the input, SUBMITTED), then the run's append: WORKING, each artifact, COMPLETED.
-        const kinds = (await store.readEvents(id, 0)).map((e) => (e.kind === 'status' ? e.state : e.kind))
-        assert.deepEqual(kinds, [
-          'input',
-          'SUBMITTED',
-          'WORKING',
-          ...Array(artifacts).fill('artifact'),
-          'COMPLETED',
-        ])
-      }
+      ] as const)
+        await assertWritten(store, id, artifacts)
     } finally {
       await store.close()
     }
@@ -156,27 +164,31 @@ describe("the store floor: each task written as Switchboard SQLite's store write
   })
 })
 
-describe('the PostgreSQL anchor lifecycle floor', { skip: pgSkip }, () => {
-  let database: TestDatabase
-  let floor: Awaited<ReturnType<typeof startFloor>>
-  let http: Http
+/** A PostgreSQL floor on a database of its own for one describe block, and an HTTP client to it. */
+const pgFloor = (name: string, target: 'pg-lifecycle-floor' | 'pg-store-floor') => {
+  const running = {} as { database: TestDatabase; floor: Awaited<ReturnType<typeof startFloor>>; http: Http }
   before(async () => {
-    database = await createTestDatabase('floor')
-    floor = await startFloor({ target: 'pg-lifecycle-floor', dataDir: tmpdir(), pgUrl: database.url })
-    http = new Http(floor.base, 4)
+    running.database = await createTestDatabase(name)
+    running.floor = await startFloor({ target, dataDir: tmpdir(), pgUrl: running.database.url })
+    running.http = new Http(running.floor.base, 4)
   })
   after(async () => {
-    await http.close()
-    await floor?.close()
-    await database?.drop()
+    await running.http?.close()
+    await running.floor?.close()
+    await running.database?.drop()
   })
+  return running
+}
+
+describe('the PostgreSQL anchor lifecycle floor', { skip: pgSkip }, () => {
+  const running = pgFloor('floor', 'pg-lifecycle-floor')
 
   it('commits each task’s lifecycle before answering: four inserts and one update', async () => {
-    const a2a = new A2aClient(http, 'jsonrpc')
+    const a2a = new A2aClient(running.http, 'jsonrpc')
     // Sent together, so that several land in one batch (one transaction, one round trip).
     const tasks = await Promise.all(Array.from({ length: 8 }, () => a2a.send({ artifacts: 1 })))
     for (const task of tasks) checkCompletedTask(task, { artifacts: 1, outputArtifact: false })
-    const client = new pg.Client({ connectionString: database.url })
+    const client = new pg.Client({ connectionString: running.database.url })
     await client.connect()
     try {
       const ids = tasks.map((t) => t.id)
@@ -191,6 +203,48 @@ describe('the PostgreSQL anchor lifecycle floor', { skip: pgSkip }, () => {
         assert.deepEqual([row.state, row.artifacts, row.events], ['COMPLETED', 1, 3])
     } finally {
       await client.end()
+    }
+  })
+})
+
+describe("the PostgreSQL store floor: each task written as Switchboard PostgreSQL's store writes it", {
+  skip: pgSkip,
+}, () => {
+  const running = pgFloor('pgstorefloor', 'pg-store-floor')
+
+  it('commits the task, its events and its message key before answering, with its bus listening', async () => {
+    const a2a = new A2aClient(running.http, 'jsonrpc')
+    // Sent together, so that several land in one group commit.
+    const sent = await Promise.all(Array.from({ length: 6 }, () => a2a.send({ artifacts: 1 })))
+    for (const task of sent) checkCompletedTask(task, { artifacts: 1, outputArtifact: false })
+    const items: StreamItem[] = []
+    await a2a.stream({ artifacts: 10 }, (item) => items.push(item))
+    checkStream(items, { artifacts: 10, outputArtifact: false })
+    const store = new PostgresStore({ connectionString: running.database.url })
+    const client = new pg.Client({ connectionString: running.database.url })
+    await client.connect()
+    try {
+      const written: [string, number][] = [
+        ...sent.map((t) => [t.id, 1] as [string, number]),
+        [items[0]!.task!.id, 10],
+      ]
+      for (const [id, artifacts] of written) await assertWritten(store, id, artifacts)
+      const keys = await client.query<{ task_id: string }>(
+        'SELECT task_id FROM switchboard.idempotency_keys ORDER BY task_id',
+      )
+      assert.deepEqual(
+        keys.rows.map((k) => k.task_id),
+        written.map(([id]) => id).sort(),
+      )
+      // The bus's LISTEN connection is open, as a server's is: the NOTIFYs of each commit reach a listener.
+      const listening = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+      )
+      assert.ok(listening.rows[0]!.n >= 1)
+    } finally {
+      await client.end()
+      await store.close()
     }
   })
 })
