@@ -46,12 +46,9 @@ export const PG_FLOOR: Target = 'pg-lifecycle-floor'
  * the anchor lifecycle's and Switchboard PostgreSQL's.
  */
 export const PG_STORE_FLOOR: Target = 'pg-store-floor'
-export const isFloor = (target: Target): boolean =>
-  target === FLOOR ||
-  target === DURABLE_FLOOR ||
-  target === STORE_FLOOR ||
-  target === PG_FLOOR ||
-  target === PG_STORE_FLOOR
+/** Every floor, in the order a full run measures them after the contenders. */
+export const FLOORS: readonly Target[] = [FLOOR, DURABLE_FLOOR, STORE_FLOOR, PG_FLOOR, PG_STORE_FLOOR]
+export const isFloor = (target: Target): boolean => FLOORS.includes(target)
 /** The targets that get a fresh PostgreSQL database, and whose database CPU is measured. */
 export const usesPostgres = (target: Target): boolean =>
   target === 'switchboard-pg' || target === PG_FLOOR || target === PG_STORE_FLOOR

@@ -1,16 +1,5 @@
 import type { Binding } from '../client/a2a.ts'
-import {
-  DURABLE_FLOOR,
-  FLOOR,
-  isFloor,
-  PG_FLOOR,
-  PG_STORE_FLOOR,
-  STORE_FLOOR,
-  STREAM_ARTIFACTS,
-  TARGETS,
-  type Target,
-  TRACED,
-} from '../protocol.ts'
+import { FLOOR, FLOORS, isFloor, STREAM_ARTIFACTS, TARGETS, type Target, TRACED } from '../protocol.ts'
 
 export const SCENARIOS = [
   'send',
@@ -113,9 +102,7 @@ export const makePlan = (flags: PlanFlags): Plan => {
   const contenders = TARGETS.filter(
     (t) => !isFloor(t) && !(quick && (t === 'switchboard-pg' || t === TRACED)),
   )
-  const targets =
-    flags.targets ??
-    (quick ? contenders : [...contenders, FLOOR, DURABLE_FLOOR, STORE_FLOOR, PG_FLOOR, PG_STORE_FLOOR])
+  const targets = flags.targets ?? (quick ? contenders : [...contenders, ...FLOORS])
   return {
     mode: quick ? 'quick' : 'full',
     cases: casesOf(scenarios, bindings),
@@ -154,13 +141,9 @@ export const targetsFor = (plan: Plan, testCase: Case): Target[] => {
   const targets = plan.targets.filter((t) => t !== TRACED || tracedCase(testCase))
   if (testCase.binding === 'clawpedia') return targets.filter((t) => t.startsWith('switchboard'))
   if (testCase.scenario === 'subscribers')
+    // Of the floors, only the node:http one holds streams: the others differ in how they store.
     return targets.filter(
-      (t) =>
-        t !== DURABLE_FLOOR &&
-        t !== STORE_FLOOR &&
-        t !== PG_FLOOR &&
-        t !== PG_STORE_FLOOR &&
-        !(plan.mode === 'quick' && t === 'sdk-sqlite'),
+      (t) => (t === FLOOR || !isFloor(t)) && !(plan.mode === 'quick' && t === 'sdk-sqlite'),
     )
   return floorCase(testCase) ? targets : targets.filter((t) => !isFloor(t))
 }

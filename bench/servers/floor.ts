@@ -18,6 +18,21 @@ type Rpc = {
   params: { id?: string; message?: { parts?: { data?: BenchInput }[] } }
 }
 
+/** What a floor writes each task to before answering it; `http-floor` has none. */
+interface FloorWrites {
+  write(id: string, task: object, message: object): Promise<void>
+  close(): unknown
+}
+
+const STORES: Partial<
+  Record<ServerOptions['target'], (options: ServerOptions) => FloorWrites | Promise<FloorWrites>>
+> = {
+  'durable-floor': (options) => new FloorStore(options.dataDir),
+  'store-floor': (options) => SwitchboardStoreFloor.sqlite(options.dataDir),
+  'pg-store-floor': (options) => SwitchboardStoreFloor.postgres(options.pgUrl!),
+  'pg-lifecycle-floor': (options) => PgLifecycleFloor.open(options.pgUrl!),
+}
+
 /**
  * The floors under the contenders: bare node:http with just enough A2A (SendMessage,
  * SendStreamingMessage, SubscribeToTask, CancelTask; no validation, no task model) for the same
@@ -33,18 +48,7 @@ type Rpc = {
 export const startFloor = async (
   options: ServerOptions,
 ): Promise<{ base: string; close(): Promise<void> }> => {
-  const store:
-    | { write(id: string, task: object, message: object): Promise<void>; close(): unknown }
-    | undefined =
-    options.target === 'durable-floor'
-      ? new FloorStore(options.dataDir)
-      : options.target === 'store-floor'
-        ? SwitchboardStoreFloor.sqlite(options.dataDir)
-        : options.target === 'pg-store-floor'
-          ? await SwitchboardStoreFloor.postgres(options.pgUrl!)
-          : options.target === 'pg-lifecycle-floor'
-            ? await PgLifecycleFloor.open(options.pgUrl!)
-            : undefined
+  const store = await STORES[options.target]?.(options)
   const streams = new Map<string, Set<{ res: ServerResponse; rpcId: unknown }>>()
   let made = 0
   // Time-ordered ids, as Switchboard's: each row goes to the right edge of the table's B-tree.
