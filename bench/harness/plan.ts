@@ -120,10 +120,12 @@ export const makePlan = (flags: PlanFlags): Plan => {
   }
 }
 
-/** The rows the floors answer beside the contenders: the goals' send and stream, over HTTP. */
+/** The rows the floors answer beside the contenders: the goals' send, send-async and stream, over HTTP. */
 export const FLOOR_CASES: readonly Case[] = [
   { scenario: 'send', binding: 'jsonrpc' },
   { scenario: 'send', binding: 'rest' },
+  { scenario: 'send-async', binding: 'jsonrpc' },
+  { scenario: 'send-async', binding: 'rest' },
   { scenario: 'stream', binding: 'jsonrpc' },
   { scenario: 'stream', binding: 'rest' },
 ]

@@ -17,7 +17,8 @@ const LIFECYCLE = [
  * The anchor lifecycle on PostgreSQL, the least a durable PostgreSQL server writes per task: four
  * inserts (the task row, and its three status events) and one update (the final task), the
  * writes of one event-loop turn in one transaction sent in one round trip, committed before
- * anyone is answered. Only primary keys, no outbox, no idempotency record, no reads. The
+ * anyone is answered. Only primary keys, no outbox, no idempotency record; GetTask reads the task
+ * row by its key. The
  * database CPU it costs per task is what Switchboard PostgreSQL's is judged against.
  */
 export class PgLifecycleFloor {
@@ -42,6 +43,12 @@ export class PgLifecycleFloor {
       this.#pending.push({ id, body: JSON.stringify(task), done, fail })
       if (this.#pending.length === 1 && !this.#flushing) setImmediate(() => void this.#flush())
     })
+  }
+
+  /** The final task as written (GetTask). */
+  async read(id: string): Promise<object | undefined> {
+    const result = await this.#client.query<{ body: object }>('SELECT body FROM tasks WHERE id = $1', [id])
+    return result.rows[0]?.body
   }
 
   /** One batch at a time on the one connection; what arrives meanwhile is the next batch. */

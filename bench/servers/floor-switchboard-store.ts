@@ -8,6 +8,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 
 const RUNNER = 'bench-runner'
+const SCOPE = { tenant: 'default', owner: 'anonymous' }
 
 /**
  * A bench task's writes, as Switchboard's engine makes them for the bench agent: the task created
@@ -17,14 +18,22 @@ const RUNNER = 'bench-runner'
  */
 export const writeBenchTask = async (
   store: Pick<Store, 'createTask' | 'append'>,
-  task: { id: string; contextId: string; messageId: string; fingerprint: string; artifacts: number },
+  task: {
+    id: string
+    contextId: string
+    messageId: string
+    fingerprint: string
+    artifacts: number
+    /** Called once the task's creation is committed: where a returnImmediately send answers. */
+    created?: () => void
+  },
 ): Promise<void> => {
-  const { id, contextId, messageId, fingerprint, artifacts } = task
+  const { id, contextId, messageId, fingerprint, artifacts, created } = task
   await store.createTask({
     header: {
       id,
-      tenant: 'default',
-      owner: 'anonymous',
+      tenant: SCOPE.tenant,
+      owner: SCOPE.owner,
       agent: 'bench',
       contextId,
       createdAt: new Date().toISOString(),
@@ -34,6 +43,7 @@ export const writeBenchTask = async (
     idempotency: { key: messageId, fingerprint, windowMs: 86_400_000 },
     lease: { owner: RUNNER, ttlMs: 60_000 },
   })
+  created?.()
   const events: EventBody[] = [{ kind: 'status', state: 'WORKING' }]
   for (let i = 0; i < artifacts; i++) {
     const { artifact } = buildArtifact(id, { type: 'text', name: `a${i}`, text: `chunk ${i}` })
@@ -78,11 +88,15 @@ export class SwitchboardStoreFloor {
     return new SwitchboardStoreFloor(store, bus)
   }
 
-  /** Resolves once the task's two commits have landed, as a blocking send's answer waits for them. */
+  /**
+   * Resolves once the task's two commits have landed, as a blocking send's answer waits for them;
+   * `created` is called after the first, where Switchboard answers a returnImmediately send.
+   */
   write(
     id: string,
     task: { artifacts?: readonly unknown[] },
     message: { messageId?: string },
+    created?: () => void,
   ): Promise<void> {
     return writeBenchTask(this.#store, {
       id,
@@ -90,7 +104,24 @@ export class SwitchboardStoreFloor {
       messageId: message.messageId ?? id,
       fingerprint: fingerprintOf({ agent: 'bench', request: message }),
       artifacts: task.artifacts?.length ?? 0,
+      created,
     })
+  }
+
+  /** The task read back through the store (GetTask), in A2A 1.0's JSON: one snapshot read. */
+  async read(id: string): Promise<object | undefined> {
+    const task = await this.#store.getTask(SCOPE, id)
+    if (!task) return undefined
+    return {
+      id,
+      contextId: task.contextId,
+      status: { state: `TASK_STATE_${task.state}` },
+      artifacts: task.artifacts.map((artifact) => ({
+        artifactId: artifact.id,
+        name: artifact.name,
+        parts: [{ text: 'text' in artifact ? artifact.text : '' }],
+      })),
+    }
   }
 
   async close(): Promise<void> {

@@ -15,12 +15,22 @@ import { SwitchboardStoreFloor } from './floor-switchboard-store.ts'
 type Rpc = {
   id: unknown
   method: string
-  params: { id?: string; message?: { parts?: { data?: BenchInput }[] } }
+  params: {
+    id?: string
+    message?: { parts?: { data?: BenchInput }[] }
+    configuration?: { returnImmediately?: boolean }
+  }
 }
 
-/** What a floor writes each task to before answering it; `http-floor` has none. */
+/** What a floor writes each task to before answering it, and reads it back from; `http-floor` has none. */
 interface FloorWrites {
-  write(id: string, task: object, message: object): Promise<void>
+  /**
+   * Resolves once the task is written. A store that writes a task in two commits, as Switchboard's
+   * does, calls `created` after the first: a returnImmediately send is answered there.
+   */
+  write(id: string, task: object, message: object, created?: () => void): Promise<void>
+  /** The task as GetTask answers it, read from the store. */
+  read(id: string): Promise<object | undefined>
   close(): unknown
 }
 
@@ -38,7 +48,8 @@ const STORES: Partial<
  * SendStreamingMessage, SubscribeToTask, CancelTask; no validation, no task model) for the same
  * client to drive it and its checks to pass. A held task (the subscriber scenario) is kept open
  * until cancelled; any other task is answered COMPLETED with the artifacts asked for, at once or
- * as a stream. `durable-floor` first writes each task once (FloorStore), as a durable server must
+ * as a stream, or (returnImmediately) WORKING once its creation is written, for GetTask to read
+ * back from the floor's store (`http-floor` keeps it in memory). `durable-floor` first writes each task once (FloorStore), as a durable server must
  * at the least; `store-floor` writes it as Switchboard SQLite's store does (SwitchboardStoreFloor:
  * its events, indexes and the message's idempotency record), `pg-store-floor` as Switchboard
  * PostgreSQL's store does, its bus listening; `pg-lifecycle-floor` first writes the
@@ -50,6 +61,22 @@ export const startFloor = async (
 ): Promise<{ base: string; close(): Promise<void> }> => {
   const store = await STORES[options.target]?.(options)
   const streams = new Map<string, Set<{ res: ServerResponse; rpcId: unknown }>>()
+  const unstored = new Map<string, object>()
+  const write = (
+    taskId: string,
+    task: object,
+    message: object,
+    returnImmediately: boolean,
+  ): Promise<void> => {
+    if (!store) {
+      if (returnImmediately) unstored.set(taskId, task)
+      return Promise.resolve()
+    }
+    if (!returnImmediately) return store.write(taskId, task, message)
+    return new Promise((accepted, fail) => {
+      store.write(taskId, task, message, accepted).then(accepted, fail)
+    })
+  }
   let made = 0
   // Time-ordered ids, as Switchboard's: each row goes to the right edge of the table's B-tree.
   const newTaskId = (): string =>
@@ -70,16 +97,18 @@ export const startFloor = async (
     const url = req.url ?? ''
     const method =
       rpc?.method ??
-      (url.endsWith(':subscribe')
-        ? 'SubscribeToTask'
-        : url.endsWith(':cancel')
-          ? 'CancelTask'
-          : url.endsWith('/message:stream')
-            ? 'SendStreamingMessage'
-            : 'SendMessage')
+      (req.method === 'GET' && !url.endsWith(':subscribe')
+        ? 'GetTask'
+        : url.endsWith(':subscribe')
+          ? 'SubscribeToTask'
+          : url.endsWith(':cancel')
+            ? 'CancelTask'
+            : url.endsWith('/message:stream')
+              ? 'SendStreamingMessage'
+              : 'SendMessage')
     const params =
       rpc?.params ?? (req.method === 'POST' && body !== '' ? (JSON.parse(body) as Rpc['params']) : {})
-    const id = params.id ?? /\/tasks\/([^:]+):/.exec(url)?.[1] ?? ''
+    const id = params.id ?? /\/tasks\/([^:/?]+)/.exec(url)?.[1] ?? ''
     const answer = (result: object) => {
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(JSON.stringify(rpc ? { jsonrpc: '2.0', id: rpc.id, result } : result))
@@ -95,9 +124,10 @@ export const startFloor = async (
       const taskId = newTaskId()
       const artifacts = artifactsOf(artifactCount(input))
       const task = { ...taskOf(taskId, 'TASK_STATE_COMPLETED'), artifacts }
-      await store?.write(taskId, task, params.message ?? {})
+      const returnImmediately = method === 'SendMessage' && params.configuration?.returnImmediately === true
+      await write(taskId, task, params.message ?? {}, returnImmediately)
       if (method === 'SendMessage') {
-        answer({ task })
+        answer({ task: returnImmediately ? taskOf(taskId, 'TASK_STATE_WORKING') : task })
         return
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' })
@@ -108,6 +138,12 @@ export const startFloor = async (
         statusUpdate: { taskId, contextId: taskId, status: { state: 'TASK_STATE_COMPLETED' } },
       })
       res.end(out)
+      return
+    }
+    if (method === 'GetTask') {
+      const task = store ? await store.read(id) : unstored.get(id)
+      if (task) answer(task)
+      else res.writeHead(404).end()
       return
     }
     const open = streams.get(id)

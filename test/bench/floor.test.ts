@@ -7,13 +7,28 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { A2aClient, type StreamItem } from '../../bench/client/a2a.ts'
 import { Http } from '../../bench/client/http.ts'
-import { checkCompletedTask, checkStream } from '../../bench/client/verify.ts'
+import { checkAccepted, checkCompletedTask, checkStream, isTerminalState } from '../../bench/client/verify.ts'
 import { makePlan, targetsFor } from '../../bench/harness/plan.ts'
 import { startFloor } from '../../bench/servers/floor.ts'
 import type { Store } from '../../src/store/contract.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { createTestDatabase, pgSkip, type TestDatabase } from '../helpers/postgres.ts'
+
+/**
+ * The send-async scenario's operation: SendMessage with returnImmediately, answered WORKING, then
+ * GetTask until the task is terminal; the task read back must pass the scenario's checks.
+ */
+const sendAsync = async (a2a: A2aClient): Promise<string> => {
+  const accepted = await a2a.send({ artifacts: 1 }, { returnImmediately: true })
+  checkAccepted(accepted)
+  assert.equal(accepted.status?.state, 'TASK_STATE_WORKING')
+  let task = await a2a.get(accepted.id)
+  for (let polls = 1; !isTerminalState(task.status?.state) && polls < 100; polls++)
+    task = await a2a.get(accepted.id)
+  checkCompletedTask(task, { artifacts: 1, outputArtifact: false }, accepted.id)
+  return accepted.id
+}
 
 /**
  * The floors are what the goals are read against: their answers must pass the same checks as the
@@ -55,7 +70,24 @@ describe('the benchmark floors', () => {
       checkStream(items, { artifacts: 10, outputArtifact: false })
       assert.ok(storedIds().includes(items[0]!.task!.id))
     })
+
+    it(`answers send-async over ${binding}: WORKING at once, then GetTask reads the stored task`, async () => {
+      const id = await sendAsync(new A2aClient(http, binding))
+      assert.ok(storedIds().includes(id))
+    })
   }
+
+  it('answers send-async without a store (the node:http floor), from memory', async () => {
+    const bare = await startFloor({ target: 'http-floor', dataDir: dir })
+    const client = new Http(bare.base, 2)
+    try {
+      for (const binding of ['jsonrpc', 'rest'] as const) await sendAsync(new A2aClient(client, binding))
+      await assert.rejects(new A2aClient(client, 'rest').get('no-such-task'), /GetTask failed \(404\)/)
+    } finally {
+      await client.close()
+      await bare.close()
+    }
+  })
 
   it('holds a task until it is cancelled (the subscriber scenario)', async () => {
     const a2a = new A2aClient(http, 'jsonrpc')
@@ -70,13 +102,13 @@ describe('the benchmark floors', () => {
     assert.equal(items.at(-1)?.statusUpdate?.status?.state, 'TASK_STATE_CANCELED')
   })
 
-  it('run beside the contenders in send and stream over HTTP, and hold streams as the node:http floor', () => {
+  it('run beside the contenders in send, send-async and stream over HTTP, and hold streams as the node:http floor', () => {
     const plan = makePlan({ quick: false })
     const floorsOf = (scenario: string, binding: string) =>
       targetsFor(plan, { scenario: scenario as never, binding: binding as never }).filter((t) =>
         t.endsWith('floor'),
       )
-    for (const scenario of ['send', 'stream'])
+    for (const scenario of ['send', 'send-async', 'stream'])
       for (const binding of ['jsonrpc', 'rest'])
         assert.deepEqual(floorsOf(scenario, binding), [
           'http-floor',
@@ -86,7 +118,8 @@ describe('the benchmark floors', () => {
           'pg-store-floor',
         ])
     assert.deepEqual(floorsOf('send', 'grpc'), [])
-    assert.deepEqual(floorsOf('send-async', 'jsonrpc'), [])
+    assert.deepEqual(floorsOf('send-async', 'grpc'), [])
+    assert.deepEqual(floorsOf('get', 'jsonrpc'), [])
     assert.deepEqual(floorsOf('tokens', 'rest'), [])
     assert.deepEqual(floorsOf('subscribers', 'jsonrpc'), ['http-floor'])
     assert.deepEqual(
@@ -162,6 +195,18 @@ describe("the store floor: each task written as Switchboard SQLite's store write
       db.close()
     }
   })
+
+  it('answers send-async once the task is created, and GetTask reads it back through the store', async () => {
+    for (const binding of ['jsonrpc', 'rest'] as const) {
+      const id = await sendAsync(new A2aClient(http, binding))
+      const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
+      try {
+        await assertWritten(store, id, 1)
+      } finally {
+        await store.close()
+      }
+    }
+  })
 })
 
 /** A PostgreSQL floor on a database of its own for one describe block, and an HTTP client to it. */
@@ -205,6 +250,10 @@ describe('the PostgreSQL anchor lifecycle floor', { skip: pgSkip }, () => {
       await client.end()
     }
   })
+
+  it('answers send-async, GetTask reading the task row back', async () => {
+    for (const binding of ['jsonrpc', 'rest'] as const) await sendAsync(new A2aClient(running.http, binding))
+  })
 })
 
 describe("the PostgreSQL store floor: each task written as Switchboard PostgreSQL's store writes it", {
@@ -244,6 +293,16 @@ describe("the PostgreSQL store floor: each task written as Switchboard PostgreSQ
       assert.ok(listening.rows[0]!.n >= 1)
     } finally {
       await client.end()
+      await store.close()
+    }
+  })
+
+  it('answers send-async once the task is created, and GetTask reads it back through the store', async () => {
+    const store = new PostgresStore({ connectionString: running.database.url })
+    try {
+      for (const binding of ['jsonrpc', 'rest'] as const)
+        await assertWritten(store, await sendAsync(new A2aClient(running.http, binding)), 1)
+    } finally {
       await store.close()
     }
   })

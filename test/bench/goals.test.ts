@@ -272,17 +272,31 @@ describe('the goals table', () => {
     assert.equal(goal(without, 'send JSON-RPC: Switchboard SQLite ≥ 3× SDK in-memory').storeFloor, '–')
   })
 
-  it('has no floor for send-async, memory or tokens, and only a store floor for PostgreSQL', () => {
+  it('has no floor for memory or tokens, and only a store floor for PostgreSQL', () => {
     const goals = judgeGoals([])
-    for (const g of goals.filter((g) => /^(send-async|tokens|memory)/.test(g.goal)))
+    for (const g of goals.filter((g) => /^(tokens|memory)/.test(g.goal)))
       assert.deepEqual([g.floor, g.storeFloor], [undefined, undefined], g.goal)
     for (const g of goals.filter((g) => /PostgreSQL/.test(g.goal)))
       assert.deepEqual([g.floor, g.storeFloor], [undefined, '–'], g.goal)
-    assert.ok(
-      goals
-        .filter((g) => /^(send|stream) /.test(g.goal) && !/PostgreSQL/.test(g.goal))
-        .every((g) => g.floor === '–'),
+    const sqlite = goals.filter(
+      (g) => /^(send|send-async|stream) /.test(g.goal) && !/PostgreSQL/.test(g.goal),
     )
+    assert.equal(sqlite.filter((g) => g.goal.startsWith('send-async')).length, 4)
+    assert.ok(sqlite.every((g) => g.floor === '–' && g.storeFloor === '–'))
+  })
+
+  it('reads send-async against its floors: out of reach when the durable floor misses it too', () => {
+    const sendAsync = (target: Target): Row => ({ scenario: 'send-async', binding: 'rest', target })
+    const results = aggregate([
+      ...row(sendAsync('switchboard-sqlite'), [700, 710, 690]),
+      ...row(sendAsync('durable-floor'), [900, 950, 920]),
+      ...row(sendAsync('store-floor'), [800, 820, 790]),
+      ...row(sendAsync('sdk-sqlite'), [100, 100, 100]),
+    ])
+    const reached = goal(results, 'send-async HTTP+JSON: Switchboard SQLite ≥ 10× SDK SQLite')
+    assert.equal(reached.status, 'out of reach')
+    assert.match(reached.floor ?? '', /^9\.20× \(9\.00×–9\.50×\)$/)
+    assert.match(reached.storeFloor ?? '', /^8\.00× \(7\.90×–8\.20×\)$/)
   })
 
   it('renders each status, bold unless met', () => {
