@@ -18,8 +18,8 @@ const LIFECYCLE = [
  * inserts (the task row, and its three status events) and one update (the final task), the
  * writes of one event-loop turn in one transaction sent in one round trip, committed before
  * anyone is answered. Only primary keys, no outbox, no idempotency record; GetTask reads the task
- * row by its key. The
- * database CPU it costs per task is what Switchboard PostgreSQL's is judged against.
+ * row by its key. The database CPU it costs per task is what Switchboard PostgreSQL's is judged
+ * against.
  */
 export class PgLifecycleFloor {
   readonly #client: pg.Client

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3'
 /**
  * The least a durable server writes: each task once, its final JSON in one row, committed in
  * groups (every write of one event-loop turn in one transaction, WAL and `synchronous=NORMAL`
- * as Switchboard's default store) before anyone is answered. No events, no secondary indexes; GetTask
- * reads the row back by its key.
+ * as Switchboard's default store) before anyone is answered. No events, no secondary indexes;
+ * GetTask reads the row back by its key.
  */
 export class FloorStore {
   readonly #db: Database.Database

@@ -22,6 +22,16 @@ type Rpc = {
   }
 }
 
+/** HTTP+JSON's operations told apart by the path's suffix; any other GET is GetTask, any other POST SendMessage. */
+const REST_SUFFIXES: readonly [suffix: string, method: string][] = [
+  [':subscribe', 'SubscribeToTask'],
+  [':cancel', 'CancelTask'],
+  ['/message:stream', 'SendStreamingMessage'],
+]
+const restMethod = (httpMethod: string | undefined, url: string): string =>
+  REST_SUFFIXES.find(([suffix]) => url.endsWith(suffix))?.[1] ??
+  (httpMethod === 'GET' ? 'GetTask' : 'SendMessage')
+
 /** What a floor writes each task to before answering it, and reads it back from; `http-floor` has none. */
 interface FloorWrites {
   /**
@@ -49,8 +59,8 @@ const STORES: Partial<
  * client to drive it and its checks to pass. A held task (the subscriber scenario) is kept open
  * until cancelled; any other task is answered COMPLETED with the artifacts asked for, at once or
  * as a stream, or (returnImmediately) WORKING once its creation is written, for GetTask to read
- * back from the floor's store (`http-floor` keeps it in memory). `durable-floor` first writes each task once (FloorStore), as a durable server must
- * at the least; `store-floor` writes it as Switchboard SQLite's store does (SwitchboardStoreFloor:
+ * back from the floor's store (`http-floor` keeps it in memory). `durable-floor` first writes
+ * each task once (FloorStore), as a durable server must at the least; `store-floor` writes it as Switchboard SQLite's store does (SwitchboardStoreFloor:
  * its events, indexes and the message's idempotency record), `pg-store-floor` as Switchboard
  * PostgreSQL's store does, its bus listening; `pg-lifecycle-floor` first writes the
  * anchor lifecycle in PostgreSQL (PgLifecycleFloor); `http-floor` writes nothing. What they cost is
@@ -95,17 +105,7 @@ export const startFloor = async (
   const handle = async (req: IncomingMessage, res: ServerResponse, body: string): Promise<void> => {
     const rpc = req.url === JSONRPC_PATH ? (JSON.parse(body) as Rpc) : undefined
     const url = req.url ?? ''
-    const method =
-      rpc?.method ??
-      (req.method === 'GET' && !url.endsWith(':subscribe')
-        ? 'GetTask'
-        : url.endsWith(':subscribe')
-          ? 'SubscribeToTask'
-          : url.endsWith(':cancel')
-            ? 'CancelTask'
-            : url.endsWith('/message:stream')
-              ? 'SendStreamingMessage'
-              : 'SendMessage')
+    const method = rpc?.method ?? restMethod(req.method, url)
     const params =
       rpc?.params ?? (req.method === 'POST' && body !== '' ? (JSON.parse(body) as Rpc['params']) : {})
     const id = params.id ?? /\/tasks\/([^:/?]+)/.exec(url)?.[1] ?? ''
