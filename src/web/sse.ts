@@ -40,6 +40,9 @@ class Disconnect implements CallerSignal {
 
 export const disconnectSignal = (res: ServerResponse): CallerSignal => new Disconnect(res)
 
+/** A socket buffer's worth (the response's default highWaterMark): a tick's frames past it go at once. */
+const FLUSH_AT_CHARS = 16 * 1024
+
 export interface SseFrame {
   /** The SSE `id:` (the task's event sequence). */
   id?: number
@@ -78,6 +81,13 @@ export class SseStream {
    * corked response holds its chunks itself, and its end() writes the end of the body before them.
    */
   #corked: Socket | null = null
+  /** Whether this tick's flush is scheduled. */
+  #inTick = false
+  /**
+   * The frames of this tick, written as one chunk when it ends: each write of a chunked response
+   * is four buffers (size, CRLF, data, CRLF), so a batch of twelve events was 48 in one writev.
+   */
+  #pending = ''
   ping: () => SseFrame | string
 
   constructor(res: ServerResponse, heartbeats: Heartbeats, ping: () => SseFrame | string) {
@@ -136,26 +146,37 @@ export class SseStream {
 
   /**
    * Writes a raw chunk (a comment line, or pre-encoded frames). Frames written in one tick (a batch
-   * of events committed together) leave in one packet: the response is corked until the tick ends.
+   * of events committed together) leave as one chunk, in one packet with the head if it is still
+   * there: the socket is corked until the tick ends. The answer is the socket buffer's state.
    */
   write(chunk: string): boolean {
     if (this.#closed) return false
     this.#corkForTick()
-    return this.#res.write(chunk)
+    this.#pending += chunk
+    // A tick's frames are held up to a socket buffer's worth: past it they go, and say if it is full.
+    return this.#pending.length < FLUSH_AT_CHARS ? !this.#res.writableNeedDrain : this.#flush()
+  }
+
+  #flush(): boolean {
+    const pending = this.#pending
+    this.#pending = ''
+    return pending === '' ? !this.#res.writableNeedDrain : this.#res.write(pending)
   }
 
   #corkForTick(): void {
-    if (this.#corked) return
+    if (this.#inTick) return
+    this.#inTick = true
     this.#lastWrite = Date.now()
     this.#corked = this.#res.socket
-    if (!this.#corked) return
-    this.#corked.cork()
+    this.#corked?.cork()
     process.nextTick(() => this.#uncork())
   }
 
   #uncork(): void {
+    this.#inTick = false
     const socket = this.#corked
     this.#corked = null
+    if (!this.#closed) this.#flush()
     socket?.uncork()
   }
 
@@ -183,14 +204,16 @@ export class SseStream {
   }
 
   /**
-   * Ends the response. Frames still corked leave with the end of the body, in one packet: the
+   * Ends the response. This tick's frames leave with the end of the body, in one packet: the
    * response's end() uncorks the socket fully, so the tick's own uncork has nothing left to do.
    */
   end(): void {
     if (this.#closed) return
+    const pending = this.#pending
     this.#markClosed()
     this.#corked = null
-    this.#res.end()
+    if (pending === '') this.#res.end()
+    else this.#res.end(pending)
   }
 
   /**
@@ -205,6 +228,7 @@ export class SseStream {
 
   #markClosed(): void {
     this.#closed = true
+    this.#pending = ''
     this.#heartbeats.delete(this)
   }
 }

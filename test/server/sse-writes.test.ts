@@ -83,6 +83,35 @@ describe('the socket writes of an SSE stream', () => {
     assert.match(closing!, /id: 2\n[\s\S]*id: 3\n[\s\S]*0\r\n\r\n$/)
   })
 
+  it('writes the frames of one tick as one chunk of the body', async () => {
+    script = async (stream) => {
+      stream.open()
+      await anotherTick()
+      for (let n = 1; n <= 12; n++) stream.send({ id: n, data: `{"n":${n}}` })
+      stream.end()
+    }
+    const body = await get()
+    assert.equal(body.split('\n\n').length, 13, body)
+    assert.equal(writes.length, 2)
+    // One chunk size line before the twelve frames, then the end of the body.
+    assert.match(writes[1]!.join(''), /^[0-9a-f]+\r\nid: 1\n[^\r]*id: 12\ndata: \{"n":12\}\n\n\r\n0\r\n\r\n$/)
+  })
+
+  it('holds the frames of a tick up to a socket buffer only: past it they go, and report it full', async () => {
+    const frame = { data: JSON.stringify({ text: 'x'.repeat(1000) }) }
+    let accepted = 0
+    script = async (stream, res) => {
+      stream.open()
+      await anotherTick()
+      while (stream.send(frame)) accepted += 1
+      assert.ok(res.writableLength > 0, 'the held frames went to the socket')
+      stream.end()
+    }
+    const body = await get()
+    assert.ok(accepted >= 8 && accepted <= 64, `backpressure after ${accepted} frames of 1 KB`)
+    assert.equal(body.split('\n\n').length - 1, accepted + 1)
+  })
+
   it('sends the head when its tick ends, with no frame to wait for', async () => {
     let release = (): void => {}
     const released = new Promise<void>((resolve) => {
