@@ -40,9 +40,6 @@ class Disconnect implements CallerSignal {
 
 export const disconnectSignal = (res: ServerResponse): CallerSignal => new Disconnect(res)
 
-/** A socket buffer's worth (the response's default highWaterMark): a tick's frames past it go at once. */
-const FLUSH_AT_CHARS = 16 * 1024
-
 export interface SseFrame {
   /** The SSE `id:` (the task's event sequence). */
   id?: number
@@ -154,7 +151,9 @@ export class SseStream {
     this.#corkForTick()
     this.#pending += chunk
     // A tick's frames are held up to a socket buffer's worth: past it they go, and say if it is full.
-    return this.#pending.length < FLUSH_AT_CHARS ? !this.#res.writableNeedDrain : this.#flush()
+    return this.#pending.length < this.#res.writableHighWaterMark
+      ? !this.#res.writableNeedDrain
+      : this.#flush()
   }
 
   #flush(): boolean {
