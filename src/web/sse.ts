@@ -159,7 +159,7 @@ export class SseStream {
   #flush(): boolean {
     const pending = this.#pending
     this.#pending = ''
-    return pending === '' ? !this.#res.writableNeedDrain : this.#res.write(pending)
+    return this.#res.write(pending)
   }
 
   #corkForTick(): void {
@@ -175,7 +175,7 @@ export class SseStream {
     this.#inTick = false
     const socket = this.#corked
     this.#corked = null
-    if (!this.#closed) this.#flush()
+    if (!this.#closed && this.#pending !== '') this.#flush()
     socket?.uncork()
   }
 
@@ -211,8 +211,8 @@ export class SseStream {
     const pending = this.#pending
     this.#markClosed()
     this.#corked = null
-    if (pending === '') this.#res.end()
-    else this.#res.end(pending)
+    // An empty string is no chunk: end('') is end().
+    this.#res.end(pending)
   }
 
   /**
