@@ -12,6 +12,7 @@ export const TARGETS = [
   'http-floor',
   'durable-floor',
   'store-floor',
+  'fastify-store-floor',
   'pg-lifecycle-floor',
   'pg-store-floor',
 ] as const
@@ -36,6 +37,12 @@ export const DURABLE_FLOOR: Target = 'durable-floor'
  */
 export const STORE_FLOOR: Target = 'store-floor'
 /**
+ * The store floor's handler served by fastify as Switchboard serves its routes (a catch-all route,
+ * the body read as text): what the framework adds to each exchange before any A2A work, the part
+ * of ours ÷ the store floor that is fastify's.
+ */
+export const FASTIFY_STORE_FLOOR: Target = 'fastify-store-floor'
+/**
  * The anchor lifecycle on PostgreSQL (bench/servers/floor-pg-store.ts): the database CPU per task
  * that Switchboard PostgreSQL's is judged against.
  */
@@ -47,7 +54,14 @@ export const PG_FLOOR: Target = 'pg-lifecycle-floor'
  */
 export const PG_STORE_FLOOR: Target = 'pg-store-floor'
 /** Every floor, in the order a full run measures them after the contenders. */
-export const FLOORS: readonly Target[] = [FLOOR, DURABLE_FLOOR, STORE_FLOOR, PG_FLOOR, PG_STORE_FLOOR]
+export const FLOORS: readonly Target[] = [
+  FLOOR,
+  DURABLE_FLOOR,
+  STORE_FLOOR,
+  FASTIFY_STORE_FLOOR,
+  PG_FLOOR,
+  PG_STORE_FLOOR,
+]
 export const isFloor = (target: Target): boolean => FLOORS.includes(target)
 /** The targets that get a fresh PostgreSQL database, and whose database CPU is measured. */
 export const usesPostgres = (target: Target): boolean =>
@@ -62,6 +76,7 @@ export const LABELS: Record<Target, string> = {
   'http-floor': 'node:http floor (no A2A)',
   'durable-floor': 'node:http + one SQLite write floor (no A2A)',
   'store-floor': "node:http + Switchboard's SQLite store floor (no A2A)",
+  'fastify-store-floor': "fastify + Switchboard's SQLite store floor (no A2A)",
   'pg-lifecycle-floor': 'node:http + the PostgreSQL anchor lifecycle (no A2A)',
   'pg-store-floor': "node:http + Switchboard's PostgreSQL store floor (no A2A)",
 }

@@ -1,6 +1,7 @@
 import type { Measurement } from '../client/load.ts'
 import {
   DURABLE_FLOOR,
+  FASTIFY_STORE_FLOOR,
   FLOOR,
   LABELS,
   PG_STORE_FLOOR,
@@ -85,7 +86,8 @@ const pairedCell = (ours: Aggregate, theirs: Aggregate, figure: 'opsPerSec' | 'c
  * off; the durable floor ÷ each SDK target (how far any storing server could go) and ours ÷
  * that floor (how much of it we reach); the store floor ÷ each SDK target (how far a server with
  * our store's guarantees could go) and ours ÷ that floor (what the protocol work costs us); the
- * same two for the PostgreSQL store floor.
+ * fastify store floor against the SDK, the store floor and ours (the framework's part of that
+ * work); the same first two for the PostgreSQL store floor.
  */
 const RATIOS: [Target, Target, string?][] = [
   [OURS, 'sdk-memory'],
@@ -98,6 +100,9 @@ const RATIOS: [Target, Target, string?][] = [
   [STORE_FLOOR, 'sdk-memory', 'store floor ÷ SDK in-memory'],
   [STORE_FLOOR, 'sdk-sqlite', 'store floor ÷ SDK SQLite'],
   [OURS, STORE_FLOOR, 'Switchboard SQLite ÷ store floor'],
+  [FASTIFY_STORE_FLOOR, 'sdk-memory', 'fastify store floor ÷ SDK in-memory'],
+  [FASTIFY_STORE_FLOOR, STORE_FLOOR, 'fastify store floor ÷ store floor'],
+  [OURS, FASTIFY_STORE_FLOOR, 'Switchboard SQLite ÷ fastify store floor'],
   [PG_STORE_FLOOR, 'sdk-sqlite', 'PostgreSQL store floor ÷ SDK SQLite'],
   ['switchboard-pg', PG_STORE_FLOOR, 'Switchboard PostgreSQL ÷ PostgreSQL store floor'],
 ]

@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import Fastify from 'fastify'
 import {
   artifactCount,
   artifactName,
   artifactText,
   type BenchInput,
+  FASTIFY_STORE_FLOOR,
   JSONRPC_PATH,
   type ServerOptions,
 } from '../protocol.ts'
@@ -49,6 +51,7 @@ const STORES: Partial<
 > = {
   'durable-floor': (options) => new FloorStore(options.dataDir),
   'store-floor': (options) => SwitchboardStoreFloor.sqlite(options.dataDir),
+  'fastify-store-floor': (options) => SwitchboardStoreFloor.sqlite(options.dataDir),
   'pg-store-floor': (options) => SwitchboardStoreFloor.postgres(options.pgUrl!),
   'pg-lifecycle-floor': (options) => PgLifecycleFloor.open(options.pgUrl!),
 }
@@ -61,7 +64,8 @@ const STORES: Partial<
  * as a stream, or (returnImmediately) WORKING once its creation is written, for GetTask to read
  * back from the floor's store (`http-floor` keeps it in memory). `durable-floor` first writes
  * each task once (FloorStore), as a durable server must at the least; `store-floor` writes it as Switchboard SQLite's store does (SwitchboardStoreFloor:
- * its events, indexes and the message's idempotency record), `pg-store-floor` as Switchboard
+ * its events, indexes and the message's idempotency record), `fastify-store-floor` the same behind
+ * fastify, `pg-store-floor` as Switchboard
  * PostgreSQL's store does, its bus listening; `pg-lifecycle-floor` first writes the
  * anchor lifecycle in PostgreSQL (PgLifecycleFloor); `http-floor` writes nothing. What they cost is
  * what Node's HTTP/1.1 exchange (and those writes) costs, whoever serves it.
@@ -165,6 +169,24 @@ export const startFloor = async (
     res.writeHead(404).end()
   }
 
+  const serve = options.target === FASTIFY_STORE_FLOOR ? serveWithFastify : serveWithNodeHttp
+  const listening = await serve(handle)
+  return {
+    base: listening.base,
+    close: async () => {
+      await listening.close()
+      await Promise.resolve(store?.close()).catch(() => {})
+    },
+  }
+}
+
+type Handle = (req: IncomingMessage, res: ServerResponse, body: string) => Promise<void>
+interface Listening {
+  base: string
+  close(): Promise<void>
+}
+
+const serveWithNodeHttp = async (handle: Handle): Promise<Listening> => {
   const server = createServer((req, res) => {
     let body = ''
     req.setEncoding('utf8')
@@ -181,9 +203,35 @@ export const startFloor = async (
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
-        server.close(() => {
-          Promise.resolve(store?.close()).then(() => resolve(), resolve)
-        })
+        server.close(() => resolve())
       }),
+  }
+}
+
+/**
+ * The same handler behind fastify, as Switchboard's routes are (whose parser also reads the body
+ * whole before parsing it): one catch-all route, its reply hijacked so the handler writes the
+ * response as on node:http.
+ */
+const serveWithFastify = async (handle: Handle): Promise<Listening> => {
+  const app = Fastify({ logger: false })
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/*',
+    handler: (request, reply) => {
+      reply.hijack()
+      const body = typeof request.body === 'string' ? request.body : ''
+      handle(request.raw, reply.raw, body).catch(() => reply.raw.writeHead(500).end())
+    },
+  })
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  return {
+    base: address,
+    close: async () => {
+      app.server.closeAllConnections()
+      await app.close()
+    },
   }
 }

@@ -114,6 +114,7 @@ describe('the benchmark floors', () => {
           'http-floor',
           'durable-floor',
           'store-floor',
+          'fastify-store-floor',
           'pg-lifecycle-floor',
           'pg-store-floor',
         ])
@@ -149,65 +150,78 @@ const assertWritten = async (store: Store, id: string, artifacts: number): Promi
   ])
 }
 
-describe("the store floor: each task written as Switchboard SQLite's store writes it", () => {
-  let dir: string
-  let floor: Awaited<ReturnType<typeof startFloor>>
-  let http: Http
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'switchboard-store-floor-'))
-    floor = await startFloor({ target: 'store-floor', dataDir: dir })
-    http = new Http(floor.base, 4)
-  })
-  after(async () => {
-    await http.close()
-    await floor.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+for (const target of ['store-floor', 'fastify-store-floor'] as const)
+  describe(`the ${target}: each task written as Switchboard SQLite's store writes it`, () => {
+    let dir: string
+    let floor: Awaited<ReturnType<typeof startFloor>>
+    let http: Http
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'switchboard-store-floor-'))
+      floor = await startFloor({ target, dataDir: dir })
+      http = new Http(floor.base, 4)
+    })
+    after(async () => {
+      await http.close()
+      await floor.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
 
-  it('commits the task, its events and its message key before answering send and stream', async () => {
-    const a2a = new A2aClient(http, 'rest')
-    const sent = await a2a.send({ artifacts: 1 })
-    checkCompletedTask(sent, { artifacts: 1, outputArtifact: false })
-    const items: StreamItem[] = []
-    await a2a.stream({ artifacts: 10 }, (item) => items.push(item))
-    checkStream(items, { artifacts: 10, outputArtifact: false })
-    // Read back while the floor runs: a second connection to the file, as the CLI's inspection would.
-    const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
-    try {
-      for (const [id, artifacts] of [
-        [sent.id, 1],
-        [items[0]!.task!.id, 10],
-      ] as const)
-        await assertWritten(store, id, artifacts)
-    } finally {
-      await store.close()
-    }
-    const db = new Database(join(dir, 'switchboard.sqlite'), { readonly: true })
-    try {
-      const keys = db.prepare('SELECT task_id FROM idempotency_keys ORDER BY task_id').all() as {
-        task_id: string
-      }[]
-      assert.deepEqual(
-        keys.map((k) => k.task_id),
-        [sent.id, items[0]!.task!.id].sort(),
-      )
-    } finally {
-      db.close()
-    }
-  })
-
-  it('answers send-async once the task is created, and GetTask reads it back through the store', async () => {
-    for (const binding of ['jsonrpc', 'rest'] as const) {
-      const id = await sendAsync(new A2aClient(http, binding))
+    it('commits the task, its events and its message key before answering send and stream', async () => {
+      const a2a = new A2aClient(http, 'rest')
+      const sent = await a2a.send({ artifacts: 1 })
+      checkCompletedTask(sent, { artifacts: 1, outputArtifact: false })
+      const items: StreamItem[] = []
+      await a2a.stream({ artifacts: 10 }, (item) => items.push(item))
+      checkStream(items, { artifacts: 10, outputArtifact: false })
+      // Read back while the floor runs: a second connection to the file, as the CLI's inspection would.
       const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
       try {
-        await assertWritten(store, id, 1)
+        for (const [id, artifacts] of [
+          [sent.id, 1],
+          [items[0]!.task!.id, 10],
+        ] as const)
+          await assertWritten(store, id, artifacts)
       } finally {
         await store.close()
       }
-    }
+      const db = new Database(join(dir, 'switchboard.sqlite'), { readonly: true })
+      try {
+        const keys = db.prepare('SELECT task_id FROM idempotency_keys ORDER BY task_id').all() as {
+          task_id: string
+        }[]
+        assert.deepEqual(
+          keys.map((k) => k.task_id),
+          [sent.id, items[0]!.task!.id].sort(),
+        )
+      } finally {
+        db.close()
+      }
+    })
+
+    it(`is served by ${target === 'store-floor' ? 'node:http' : 'fastify'}`, async () => {
+      // A method no fastify route takes: fastify's own not-found answer; node:http's floor takes
+      // any method but GET as SendMessage.
+      const response = await fetch(`${floor.base}/a2a/rest/tasks`, { method: 'PUT' })
+      const body = await response.text()
+      if (target === 'store-floor') assert.equal(response.status, 200)
+      else {
+        assert.equal(response.status, 404)
+        assert.match(body, /Route PUT:\/a2a\/rest\/tasks not found/)
+      }
+    })
+
+    it('answers send-async once the task is created, and GetTask reads it back through the store', async () => {
+      for (const binding of ['jsonrpc', 'rest'] as const) {
+        const id = await sendAsync(new A2aClient(http, binding))
+        const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
+        try {
+          await assertWritten(store, id, 1)
+        } finally {
+          await store.close()
+        }
+      }
+    })
   })
-})
 
 /** A PostgreSQL floor on a database of its own for one describe block, and an HTTP client to it. */
 const pgFloor = (name: string, target: 'pg-lifecycle-floor' | 'pg-store-floor') => {
