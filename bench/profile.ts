@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string
   url: string
   lineNumber: number
@@ -51,7 +51,7 @@ const shortUrl = (url: string): string => {
 }
 
 /** Where a frame's time belongs, coarsely: a folder of ours, a package, Node, or the VM itself. */
-const areaOf = (frame: CallFrame): string => {
+export const areaOf = (frame: CallFrame): string => {
   const { url, functionName } = frame
   if (url === '') return functionName.startsWith('(') ? functionName : '(native: JSON, RegExp, Buffer…)'
   if (url.startsWith('node:')) {
@@ -66,7 +66,7 @@ const areaOf = (frame: CallFrame): string => {
   return segments[0]!.startsWith('@') ? segments.slice(0, 2).join('/') : segments[0]!
 }
 
-const keyOf = (frame: CallFrame): string =>
+export const keyOf = (frame: CallFrame): string =>
   `${frame.functionName || '(anonymous)'}\u0000${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`
 
 const isOwn = (frame: CallFrame): boolean =>

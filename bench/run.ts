@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util'
 import type { Binding } from './client/a2a.ts'
 import type { RunRecord } from './harness/aggregate.ts'
 import { buildSwitchboard } from './harness/build.ts'
+import { heapProfile } from './harness/heap-profile-run.ts'
 import { measureOnce } from './harness/measure.ts'
 import {
   makePlan,
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'heap-profile': { type: 'boolean', default: false },
     only: { type: 'string' },
     targets: { type: 'string' },
     bindings: { type: 'string' },
@@ -134,12 +136,24 @@ if (args['from-results']) {
 }
 
 // Every target that runs Switchboard loads its build (harness/build.ts): made here, from this tree.
-if (args.profile || plan.targets.some((target) => target.startsWith('switchboard'))) buildSwitchboard()
+if (args.profile || args['heap-profile'] || plan.targets.some((target) => target.startsWith('switchboard')))
+  buildSwitchboard()
 
 if (args.profile) {
   await profile({
     plan,
     chosen: only !== undefined,
+    pgUrl,
+    resultsDir: RESULTS,
+    targets: targets ?? ['switchboard-sqlite'],
+  })
+  process.exit(0)
+}
+
+if (args['heap-profile']) {
+  await heapProfile({
+    plan,
+    cases: only !== undefined ? plan.cases : [{ scenario: 'stream', binding: 'jsonrpc' }],
     pgUrl,
     resultsDir: RESULTS,
     targets: targets ?? ['switchboard-sqlite'],

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { summariseHeap } from '../../bench/harness/heap-profile-run.ts'
+import type { HeapSamples } from '../../bench/harness/heap-sampler.ts'
+
+const SAMPLER = new URL('../../bench/harness/heap-sampler.ts', import.meta.url).pathname
+
+interface Node {
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  selfSize: number
+  children: Node[]
+}
+
+const subtree = (node: Node): number => node.selfSize + node.children.reduce((sum, c) => sum + subtree(c), 0)
+/** What `name` allocated, with what it called (String.prototype.repeat's bytes are the builtin's). */
+const bytesUnder = (node: Node, name: string): number =>
+  node.callFrame.functionName === name
+    ? subtree(node)
+    : node.children.reduce((sum, child) => sum + bytesUnder(child, name), 0)
+
+describe('the allocation profile (--heap-profile)', () => {
+  it('samples what was allocated and already collected, from when it begins to SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-heap-'))
+    const file = join(dir, 'samples.json')
+    try {
+      // 40 MB of strings no one keeps: a profile of live objects would find none of them.
+      const script = `
+        const { sampling } = await import(${JSON.stringify(SAMPLER)})
+        await sampling
+        function makeGarbage() { let n = 0; for (let i = 0; i < 40_000; i++) n += ('x'.repeat(1000) + i).length; return n }
+        makeGarbage()
+        // Kept alive until the signal arrives, as a server is; then it exits as the bench server does.
+        setInterval(() => {}, 1 << 30)
+        process.on('SIGTERM', () => setImmediate(() => process.exit(0)))
+        process.kill(process.pid, 'SIGTERM')`
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--import', SAMPLER, '--input-type=module', '-e', script],
+        {
+          env: { ...process.env, SWITCHBOARD_BENCH_HEAP_PROFILE: JSON.stringify({ file, afterMs: 0 }) },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      )
+      const code = await new Promise((resolve) => child.once('exit', resolve))
+      assert.equal(code, 0)
+      const samples = JSON.parse(readFileSync(file, 'utf8')) as HeapSamples
+      assert.ok(samples.startedUs > 0)
+      const garbage = bytesUnder((samples.profile as { head: Node }).head, 'makeGarbage')
+      // About half is sampled here; a profile of what is still live at the end would hold none of it.
+      assert.ok(garbage > 4e6, `sampled ${garbage} bytes of the 40 MB`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('files each allocation under its area and its function, per operation', () => {
+    const node = (functionName: string, url: string, selfSize: number, children: Node[] = []): Node => ({
+      callFrame: { functionName, url, lineNumber: 4 },
+      selfSize,
+      children,
+    })
+    const profile = {
+      head: node('(root)', '', 0, [
+        node('serveStream', 'file:///w/switchboard/dist/dialects/a2a/stream.js', 6000, [
+          node('write', 'file:///w/switchboard/node_modules/pino/lib/proto.js', 1500),
+        ]),
+        node('appendFolded', 'file:///w/switchboard/dist/store/sqlite/task-writes.js', 2500),
+      ]),
+    }
+    const summary = summariseHeap(profile, 10)
+    assert.equal(summary.sampledBytes, 10_000)
+    assert.deepEqual(
+      summary.areas.map((row) => [row.name, row.bytesPerOp, row.pct]),
+      [
+        ['src/dialects', 600, 60],
+        ['src/store', 250, 25],
+        ['pino', 150, 15],
+      ],
+    )
+    assert.deepEqual(summary.selfTop[0], {
+      name: 'serveStream dist/dialects/a2a/stream.js:5',
+      bytesPerOp: 600,
+      pct: 60,
+    })
+  })
+})
