@@ -27,6 +27,14 @@ describe('newId', () => {
     assert.equal(seen.size, 200_001)
   })
 
+  it('hands out ids that the next ones leave as they were (each is written in one reused buffer)', () => {
+    const first = newId()
+    const spelled = [...first].join('')
+    const later = Array.from({ length: 1000 }, () => newId())
+    assert.equal(first, spelled)
+    assert.ok(later.every((id) => id !== first && UUID_V7.test(id)))
+  })
+
   it('keeps the random part random: 10,000 ids share no 62-bit tail', () => {
     const tails = new Set(Array.from({ length: 10_000 }, () => newId().slice(19)))
     assert.equal(tails.size, 10_000)
