@@ -53,9 +53,13 @@ interface PendingWrite {
   blob: Uint8Array | undefined
   /** The run's terminal status: it releases the lease with it. */
   last: boolean
-  resolve: (event: TaskEvent) => void
-  reject: (error: unknown) => void
+  /** Unset for a write answered at once (`#accept`): no one waits on it, its failure aborts the run. */
+  resolve?: (event: TaskEvent) => void
+  reject?: (error: unknown) => void
 }
+
+/** What an accepted write answers: one settled promise shared by all of them. */
+const ACCEPTED: Promise<unknown> = Promise.resolve()
 
 /** Writes a run may have queued, uncommitted, before its log and artifact calls wait for the store. */
 const QUEUE_LIMIT = 256
@@ -305,18 +309,22 @@ export class TaskRun {
    * bytes are never held in memory unwritten: a file artifact answers once it is stored.
    */
   #accept(body: EventBody, blob?: Uint8Array): Promise<unknown> {
-    const written = handled(this.#write(body, blob))
-    if (blob || this.#aborted || this.#queue.length > QUEUE_LIMIT) return written
-    return Promise.resolve()
+    if (blob || this.#aborted || this.#queue.length > QUEUE_LIMIT) return handled(this.#write(body, blob))
+    // Answered now, so no promise of its own: a stream's events are mostly these.
+    this.#enqueue({ body, blob: undefined, last: false })
+    return ACCEPTED
   }
 
   #write(body: EventBody, blob?: Uint8Array, last = false): Promise<TaskEvent> {
     if (this.#aborted) return Promise.reject(this.#abortReason)
-    const written = new Promise<TaskEvent>((resolve, reject) => {
-      this.#queue.push({ body, blob, last, resolve, reject })
+    return new Promise<TaskEvent>((resolve, reject) => {
+      this.#enqueue({ body, blob, last, resolve, reject })
     })
+  }
+
+  #enqueue(write: PendingWrite): void {
+    this.#queue.push(write)
     this.#flushing ??= this.#flush()
-    return written
   }
 
   async #flush(): Promise<void> {
@@ -344,9 +352,9 @@ export class TaskRun {
         // (a quiet append's task is folded only when read).
         const folded = events.some((e) => e.kind === 'status')
         this.#options.committed(this.taskId, folded ? appended : { events, outbox: appended.outbox === true })
-        for (const [i, write] of batch.entries()) write.resolve(events[i]!)
+        for (const [i, write] of batch.entries()) write.resolve?.(events[i]!)
       } catch (error) {
-        for (const write of batch) write.reject(error)
+        for (const write of batch) write.reject?.(error)
         // Refused (the task ended, the lease is lost) or failed (the database): either way nothing
         // after this batch may be written, or the log would skip what the handler was told was
         // accepted. Later calls reject and the signal aborts.
