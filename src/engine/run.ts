@@ -309,7 +309,8 @@ export class TaskRun {
    * bytes are never held in memory unwritten: a file artifact answers once it is stored.
    */
   #accept(body: EventBody, blob?: Uint8Array): Promise<unknown> {
-    if (blob || this.#aborted || this.#queue.length > QUEUE_LIMIT) return handled(this.#write(body, blob))
+    // Counted before this write joins the queue: past QUEUE_LIMIT with it, the handler waits.
+    if (blob || this.#aborted || this.#queue.length >= QUEUE_LIMIT) return handled(this.#write(body, blob))
     // Answered now, so no promise of its own: a stream's events are mostly these.
     this.#enqueue({ body, blob: undefined, last: false })
     return ACCEPTED
