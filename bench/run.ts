@@ -153,7 +153,7 @@ if (args.profile) {
 if (args['heap-profile']) {
   await heapProfile({
     plan,
-    cases: only !== undefined ? plan.cases : [{ scenario: 'stream', binding: 'jsonrpc' }],
+    chosen: only !== undefined,
     pgUrl,
     resultsDir: RESULTS,
     targets: targets ?? ['switchboard-sqlite'],

@@ -50,8 +50,10 @@ export const summariseHeap = (profile: { head: HeapNode }, ops: number, limit = 
     stack.push(...node.children)
     if (node.selfSize === 0) continue
     all += node.selfSize
-    areas.set(areaOf(node.callFrame), (areas.get(areaOf(node.callFrame)) ?? 0) + node.selfSize)
-    self.set(keyOf(node.callFrame), (self.get(keyOf(node.callFrame)) ?? 0) + node.selfSize)
+    const area = areaOf(node.callFrame)
+    const key = keyOf(node.callFrame)
+    areas.set(area, (areas.get(area) ?? 0) + node.selfSize)
+    self.set(key, (self.get(key) ?? 0) + node.selfSize)
   }
   return { sampledBytes: all, ops, areas: rows(areas, all, ops, 15), selfTop: rows(self, all, ops, limit) }
 }
@@ -72,6 +74,9 @@ export const renderHeapSummary = (summary: HeapSummary): string =>
     table('allocating function', summary.selfTop),
   ].join('\n')
 
+/** The scenario whose garbage we sample, unless --only names others. */
+const SAMPLED: Case[] = [{ scenario: 'stream', binding: 'jsonrpc' }]
+
 /**
  * `--heap-profile`: runs each case once with the heap sampler in the server (harness/heap-sampler.ts)
  * from the end of its warm-up, and writes the sampling profile and its summary to
@@ -79,14 +84,16 @@ export const renderHeapSummary = (summary: HeapSummary): string =>
  */
 export const heapProfile = async (options: {
   plan: Plan
-  cases: Case[]
+  /** The cases to sample (--only); default: `stream` over JSON-RPC. */
+  chosen: boolean
   pgUrl: string
   resultsDir: string
   targets: Target[]
 }): Promise<void> => {
   const plan: Plan = { ...options.plan, measureMs: Math.max(options.plan.measureMs, 6000) }
+  const cases = (options.chosen ? plan.cases : SAMPLED).filter((c) => c.scenario !== 'subscribers')
   for (const target of options.targets) {
-    for (const testCase of options.cases.filter((c) => c.scenario !== 'subscribers')) {
+    for (const testCase of cases) {
       const name = `${target}-${testCase.scenario}-${testCase.binding}`
       const dir = join(options.resultsDir, 'heap-profiles', name)
       rmSync(dir, { recursive: true, force: true })

@@ -43,7 +43,7 @@ export const newId = (): string => {
   for (let i = 2; i < 8; i++) hexAt(20 + 2 * i, r[o + i]!)
   // One flat string of 36 bytes. Joining the 20 pieces made a tree of concatenations instead,
   // which the first use of the id (a Map key, JSON, a bound statement) then had to copy out:
-  // about 1.4 µs and 0.5 KB more per id, and a stream mints one per artifact.
+  // about half a kilobyte of garbage per id, and a stream mints one per artifact.
   return text.toString('latin1', 0, 36)
 }
 
