@@ -56,6 +56,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'heap-profile': { type: 'boolean', default: false },
+    promoted: { type: 'boolean', default: false },
     only: { type: 'string' },
     targets: { type: 'string' },
     bindings: { type: 'string' },
@@ -85,6 +86,7 @@ if (streamArtifacts !== undefined) {
   if (streamArtifacts !== STREAM_ARTIFACTS && !args['no-readme'] && !args.profile)
     throw new Error(`--stream-artifacts other than ${STREAM_ARTIFACTS} needs --no-readme`)
 }
+if (args.promoted && !args['heap-profile']) throw new Error('--promoted is a mode of --heap-profile')
 const plan: Plan = makePlan({
   quick: args.quick,
   ...(only && { only }),
@@ -157,6 +159,7 @@ if (args['heap-profile']) {
     pgUrl,
     resultsDir: RESULTS,
     targets: targets ?? ['switchboard-sqlite'],
+    promoted: args.promoted,
   })
   process.exit(0)
 }

@@ -80,7 +80,7 @@ const SAMPLED: Case[] = [{ scenario: 'stream', binding: 'jsonrpc' }]
 /**
  * `--heap-profile`: runs each case once with the heap sampler in the server (harness/heap-sampler.ts)
  * from the end of its warm-up, and writes the sampling profile and its summary to
- * bench/results/heap-profiles/<target>-<scenario>-<binding>/.
+ * bench/results/heap-profiles/<target>-<scenario>-<binding>/ (`…-promoted/` with `--promoted`).
  */
 export const heapProfile = async (options: {
   plan: Plan
@@ -89,18 +89,21 @@ export const heapProfile = async (options: {
   pgUrl: string
   resultsDir: string
   targets: Target[]
+  /** Sample only what outlived the young collections (heap-sampler.ts). */
+  promoted: boolean
 }): Promise<void> => {
+  const { promoted } = options
   const plan: Plan = { ...options.plan, measureMs: Math.max(options.plan.measureMs, 6000) }
   const cases = (options.chosen ? plan.cases : SAMPLED).filter((c) => c.scenario !== 'subscribers')
   for (const target of options.targets) {
     for (const testCase of cases) {
-      const name = `${target}-${testCase.scenario}-${testCase.binding}`
+      const name = `${target}-${testCase.scenario}-${testCase.binding}${promoted ? '-promoted' : ''}`
       const dir = join(options.resultsDir, 'heap-profiles', name)
       rmSync(dir, { recursive: true, force: true })
       mkdirSync(dir, { recursive: true })
       const file = join(dir, 'samples.json')
       // The server inherits the environment: the sampler reads its instructions there.
-      const spec: HeapSamplerSpec = { file, afterMs: plan.warmupMs }
+      const spec: HeapSamplerSpec = { file, afterMs: plan.warmupMs, promoted }
       process.env.SWITCHBOARD_BENCH_HEAP_PROFILE = JSON.stringify(spec)
       const record = await measureOnce(plan, testCase, target, 1, {
         pgUrl: options.pgUrl,
@@ -120,7 +123,7 @@ export const heapProfile = async (options: {
       const sampledSeconds = Math.max(0, (m.windowUs[1] - samples.startedUs) / 1e6)
       const summary = summariseHeap(samples.profile as { head: HeapNode }, m.opsPerSec * sampledSeconds)
       const text = [
-        `## ${name} (allocations)`,
+        `## ${name} (${promoted ? 'promoted: what outlived the young collections' : 'allocations'})`,
         '',
         `${m.opsPerSec.toFixed(0)} ops/s, ${m.errors} errors (sampling on: slower than the table); sampled for ${sampledSeconds.toFixed(1)} s up to the window's end.`,
         '',

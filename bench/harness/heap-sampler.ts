@@ -3,6 +3,9 @@
  * it allocates, the objects the young and old collections freed included (a profile of live
  * objects alone shows what a server keeps, not what its collector has to work through), from
  * the time given until SIGTERM, and writes the sampling profile with the time sampling began.
+ * With `promoted` (`--heap-profile --promoted`) it leaves out what the young collections freed:
+ * what is left is what lived long enough to be moved to the old space, which only a full
+ * collection frees, and the young collections' cost grows with it.
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
@@ -13,6 +16,8 @@ export interface HeapSamplerSpec {
   file: string
   /** Sampling begins this long after the server starts loading: at about the end of its warm-up. */
   afterMs: number
+  /** Only what outlived the young collections (promoted, or still live at the end). */
+  promoted?: boolean
 }
 
 /** What the sampler writes: V8's sampling heap profile, and CLOCK_MONOTONIC µs when it began. */
@@ -29,7 +34,7 @@ export const sampling = new Promise<void>((resolve) => {
 
 const spec = process.env.SWITCHBOARD_BENCH_HEAP_PROFILE
 if (spec) {
-  const { file, afterMs } = JSON.parse(spec) as HeapSamplerSpec
+  const { file, afterMs, promoted = false } = JSON.parse(spec) as HeapSamplerSpec
   const session = new Session()
   session.connect()
   let startedUs: number | undefined
@@ -39,7 +44,7 @@ if (spec) {
       {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: !promoted,
       },
       () => {
         startedUs = monotonicUs()

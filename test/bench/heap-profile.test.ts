@@ -23,38 +23,67 @@ const bytesUnder = (node: Node, name: string): number =>
     : node.children.reduce((sum, child) => sum + bytesUnder(child, name), 0)
 
 describe('the allocation profile (--heap-profile)', () => {
-  it('samples what was allocated and already collected, from when it begins to SIGTERM', async () => {
+  /** Runs `script` in a child under the sampler (as the harness runs a server); its profile's tree. */
+  const sampled = async (
+    script: string,
+    spec: { promoted?: boolean } = {},
+  ): Promise<{ head: Node; startedUs: number }> => {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-heap-'))
     const file = join(dir, 'samples.json')
     try {
-      // 40 MB of strings no one keeps: a profile of live objects would find none of them.
-      const script = `
-        const { sampling } = await import(${JSON.stringify(SAMPLER)})
-        await sampling
-        function makeGarbage() { let n = 0; for (let i = 0; i < 40_000; i++) n += ('x'.repeat(1000) + i).length; return n }
-        makeGarbage()
-        // Kept alive until the signal arrives, as a server is; then it exits as the bench server does.
-        setInterval(() => {}, 1 << 30)
-        process.on('SIGTERM', () => setImmediate(() => process.exit(0)))
-        process.kill(process.pid, 'SIGTERM')`
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', '--import', SAMPLER, '--input-type=module', '-e', script],
+        ['--expose-gc', '--import', 'tsx', '--import', SAMPLER, '--input-type=module', '-e', script],
         {
-          env: { ...process.env, SWITCHBOARD_BENCH_HEAP_PROFILE: JSON.stringify({ file, afterMs: 0 }) },
+          env: {
+            ...process.env,
+            SWITCHBOARD_BENCH_HEAP_PROFILE: JSON.stringify({ file, afterMs: 0, ...spec }),
+          },
           stdio: ['ignore', 'ignore', 'inherit'],
         },
       )
       const code = await new Promise((resolve) => child.once('exit', resolve))
       assert.equal(code, 0)
       const samples = JSON.parse(readFileSync(file, 'utf8')) as HeapSamples
-      assert.ok(samples.startedUs > 0)
-      const garbage = bytesUnder((samples.profile as { head: Node }).head, 'makeGarbage')
-      // About half is sampled here; a profile of what is still live at the end would hold none of it.
-      assert.ok(garbage > 4e6, `sampled ${garbage} bytes of the 40 MB`)
+      return { head: (samples.profile as { head: Node }).head, startedUs: samples.startedUs }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  }
+
+  // 8 MB of strings kept until the end, then 40 MB no one keeps; kept alive until the signal
+  // arrives, as a server is, then it exits as the bench server does. The young collection at the
+  // end frees what the last one left: a server's profile holds that tail too, a few MB in the
+  // gigabytes a window allocates, but here it would be most of the garbage.
+  const keptAndGarbage = `
+    const { sampling } = await import(${JSON.stringify(SAMPLER)})
+    await sampling
+    const kept = []
+    function keepSome() { for (let i = 0; i < 8_000; i++) kept.push('y'.repeat(1000) + i) }
+    function makeGarbage() { let n = 0; for (let i = 0; i < 40_000; i++) n += ('x'.repeat(1000) + i).length; return n }
+    keepSome()
+    makeGarbage()
+    gc({ type: 'minor' })
+    setInterval(() => kept.length, 1 << 30)
+    process.on('SIGTERM', () => setImmediate(() => process.exit(0)))
+    process.kill(process.pid, 'SIGTERM')`
+
+  it('samples what was allocated and already collected, from when it begins to SIGTERM', async () => {
+    const { head, startedUs } = await sampled(keptAndGarbage)
+    assert.ok(startedUs > 0)
+    const garbage = bytesUnder(head, 'makeGarbage')
+    // About half is sampled here; a profile of what is still live at the end would hold none of it.
+    assert.ok(garbage > 4e6, `sampled ${garbage} bytes of the 40 MB`)
+  })
+
+  it('with --promoted, samples only what outlived the young collections', async () => {
+    const { head } = await sampled(keptAndGarbage, { promoted: true })
+    const kept = bytesUnder(head, 'keepSome')
+    const garbage = bytesUnder(head, 'makeGarbage')
+    // The kept strings outlive every young collection; the garbage dies in the first that finds it.
+    assert.ok(kept > 2e6, `sampled ${kept} bytes of the 8 MB kept`)
+    // (Allocated, the garbage is five times the kept; the odd string alive at a collection stays.)
+    assert.ok(garbage < kept / 3, `sampled ${garbage} bytes of garbage against ${kept} kept`)
   })
 
   it('files each allocation under its area and its function, per operation', () => {
