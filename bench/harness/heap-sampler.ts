@@ -16,7 +16,10 @@ export interface HeapSamplerSpec {
   file: string
   /** Sampling begins this long after the server starts loading: at about the end of its warm-up. */
   afterMs: number
-  /** Only what outlived the young collections (promoted, or still live at the end). */
+  /**
+   * Leave out what the young collections freed: what is left was promoted, is live at the end, or
+   * was freed by a full collection, which empties the young generation too (a few MB each time).
+   */
   promoted?: boolean
 }
 
