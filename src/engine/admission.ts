@@ -3,6 +3,7 @@ import type { EventBus } from '../events/contract.ts'
 import { isSwitchboardError, SwitchboardError } from '../model/errors.ts'
 import type { EventBody } from '../model/events.ts'
 import { INTERRUPTED_STATES, isTerminal } from '../model/states.ts'
+import { TransientMap } from '../model/transient-map.ts'
 import type { ClaimedTask, Store } from '../store/contract.ts'
 import type { CommittedWrite } from './committed.ts'
 import type { EngineLogger } from './logger.ts'
@@ -52,10 +53,10 @@ const interrupted = (message: string): EventBody => ({
  */
 export class Admission {
   readonly #options: AdmissionOptions
-  readonly #runs = new Map<string, TaskRun>()
-  readonly #done = new Map<string, Promise<void>>()
+  readonly #runs = new TransientMap<string, TaskRun>()
+  readonly #done = new TransientMap<string, Promise<void>>()
   /** Per held task, when the claim or renewal that last extended its lease was sent (performance.now()). */
-  readonly #leasedAt = new Map<string, number>()
+  readonly #leasedAt = new TransientMap<string, number>()
   /** Runs plus reservations, per agent slug. */
   readonly #load = new Map<string, number>()
   #total = 0
@@ -262,7 +263,7 @@ export class Admission {
   }
 
   async #heartbeat(): Promise<void> {
-    const ids = [...this.#runs.keys()]
+    const ids = this.#runs.keys()
     if (ids.length === 0) return
     const sentAt = performance.now()
     try {
@@ -289,7 +290,7 @@ export class Admission {
   #fence(): void {
     const { leaseMs } = this.#options
     const deadline = performance.now() - (leaseMs - 2 * fenceEvery(leaseMs))
-    for (const [id, run] of this.#runs) {
+    for (const [id, run] of this.#runs.entries()) {
       if ((this.#leasedAt.get(id) ?? Number.POSITIVE_INFINITY) <= deadline) {
         this.#options.logger.warn({ taskId: id }, 'stopping a run whose lease could not be renewed in time')
         run.abort(new SwitchboardError('LEASE_LOST', `the lease on task ${id} could not be renewed in time`))
@@ -306,7 +307,7 @@ export class Admission {
   async stop(): Promise<void> {
     this.#stopped = true
     for (const timer of this.#timers) clearInterval(timer)
-    const pending = [...this.#done.values()]
+    const pending = this.#done.values()
     if (pending.length === 0) return
     let timer: NodeJS.Timeout | undefined
     await Promise.race([
@@ -332,7 +333,7 @@ export class Admission {
       }
       run.abort(new SwitchboardError('UNAVAILABLE', 'the server is shutting down'))
     }
-    await Promise.allSettled([...this.#done.values()])
+    await Promise.allSettled(this.#done.values())
     try {
       await store.expireLeases(owner)
     } catch (error) {

@@ -1,10 +1,11 @@
 import type { TaskEvent } from '../model/events.ts'
 import type { Task } from '../model/task.ts'
+import { TransientMap } from '../model/transient-map.ts'
 import type { EventBus, TaskListener, TaskNote } from './contract.ts'
 
 /** The in-process bus: enough for one process (the SQLite deployment) and the base of the others. */
 export class LocalBus implements EventBus {
-  readonly #listeners = new Map<string, Set<TaskListener>>()
+  readonly #listeners = new TransientMap<string, Set<TaskListener>>()
   readonly #workListeners = new Set<() => void>()
 
   publish(taskId: string, events: readonly TaskEvent[], task?: Task): void {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici'
 import type { Delivery } from '../model/push.ts'
+import { TransientMap } from '../model/transient-map.ts'
 import { SIGNATURE_HEADER, signPayload } from '../outbound/signing.ts'
 import type { DeliveryOutcome, Store } from '../store/contract.ts'
 import { type AttemptResult, postNotification } from './attempt.ts'
@@ -87,7 +88,7 @@ export class PushWorker {
   readonly #concurrency: number
   readonly #pollMs: number
   readonly #logger: PushLogger
-  readonly #inFlight = new Map<string, InFlight>()
+  readonly #inFlight = new TransientMap<string, InFlight>()
   readonly #counts = { delivered: 0, retried: 0, dead: 0 }
   #running = false
   #pumping = false
@@ -149,7 +150,7 @@ export class PushWorker {
     this.#running = false
     clearTimeout(this.#timer)
     await this.#pumpDone
-    const pending = [...this.#inFlight.values()]
+    const pending = this.#inFlight.values()
     if (pending.length === 0) return
     let timer: NodeJS.Timeout | undefined
     const drained = await Promise.race([
@@ -160,7 +161,7 @@ export class PushWorker {
     ])
     clearTimeout(timer)
     if (drained) return
-    const left = [...this.#inFlight.values()]
+    const left = this.#inFlight.values()
     this.#logger.warn({ abandoned: left.length, drainMs }, 'push: abandoning deliveries still in flight')
     for (const p of left) p.abandon.abort()
     await Promise.all(left.map((p) => p.done))

@@ -2,6 +2,7 @@ import type { EngineLogger } from '../engine/logger.ts'
 import { resumeOf } from '../engine/resume.ts'
 import { isTerminal } from '../model/states.ts'
 import type { Task } from '../model/task.ts'
+import { TransientMap } from '../model/transient-map.ts'
 import type { SwitchboardMetrics } from '../observability/metrics.ts'
 import { type EventReader, recordTaskSpan } from '../observability/task-span.ts'
 import type { Tracer } from '../observability/tracing.ts'
@@ -24,7 +25,7 @@ interface Tracked {
  * replicas, another one may claim the task and this one would never see it leave.
  */
 export class OpenTaskTally {
-  readonly #tasks = new Map<string, Tracked>()
+  readonly #tasks = new TransientMap<string, Tracked>()
   readonly #trackWaiting: boolean
 
   constructor(options: { trackWaiting: boolean }) {

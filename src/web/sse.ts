@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import type { CallerSignal } from '../engine/caller-signal.ts'
 import { SwitchboardError } from '../model/errors.ts'
+import { TransientMap } from '../model/transient-map.ts'
 
 /**
  * Aborted when the client goes away before the response is complete. A response that finished
@@ -237,7 +238,7 @@ export class SseStream {
  * thousand streams cost one interval, not ten thousand.
  */
 export class Heartbeats {
-  readonly #streams = new Set<SseStream>()
+  readonly #streams = new TransientMap<SseStream, true>()
   readonly #intervalMs: number
   #timer: NodeJS.Timeout | undefined
 
@@ -246,7 +247,7 @@ export class Heartbeats {
   }
 
   add(stream: SseStream): void {
-    this.#streams.add(stream)
+    this.#streams.set(stream, true)
     if (!this.#timer) {
       const tick = Math.max(10, Math.min(1000, Math.floor(this.#intervalMs / 4)))
       this.#timer = setInterval(() => this.#beat(), tick)
@@ -268,17 +269,17 @@ export class Heartbeats {
 
   /** The streams open now (read at metrics scrape time). */
   open(): Iterable<SseStream> {
-    return this.#streams.values()
+    return this.#streams.keys()
   }
 
   /** Ends every open stream (server shutdown). */
   closeAll(): void {
-    for (const stream of [...this.#streams]) stream.end()
+    for (const stream of this.#streams.keys()) stream.end()
   }
 
   #beat(): void {
     const due = Date.now() - this.#intervalMs
-    for (const stream of this.#streams) if (stream.idleSince <= due) stream.heartbeat()
+    for (const stream of this.#streams.keys()) if (stream.idleSince <= due) stream.heartbeat()
   }
 }
 
