@@ -12,6 +12,7 @@ import type { Store } from '../store/contract.ts'
 import { authRequiredStatus } from './auth-required.ts'
 import { frozenCaller } from './caller.ts'
 import type { CommittedWrite } from './committed.ts'
+import { HandlerContext } from './handler-context.ts'
 import { answerMessage } from './input.ts'
 import { LIMITS } from './limits.ts'
 import { completion, failure } from './outcome.ts'
@@ -238,13 +239,9 @@ export class TaskRun {
     const { task } = this.#options
     const inputEvent = task.history.find((m) => m.role === 'user')
     const caller = frozenCaller(creatorOf(task))
-    const run = this
-    return {
+    return new HandlerContext(this, {
       taskId: task.id,
       contextId: task.contextId,
-      get signal() {
-        return run.signal
-      },
       text: task.text,
       message: inputEvent,
       caller,
@@ -255,8 +252,8 @@ export class TaskRun {
       ask: (prompt, options) => handled(this.#ask(prompt, options?.schema)),
       requireAuth: (request) => handled(this.#requireAuth(request)),
       fetchFile: (url, options) =>
-        handled(this.#options.fetchFile(url, Object.assign({}, options, { signal: run.signal }))),
-    }
+        handled(this.#options.fetchFile(url, Object.assign({}, options, { signal: this.signal }))),
+    })
   }
 
   async #log(level: LogLevelName, message: string): Promise<void> {

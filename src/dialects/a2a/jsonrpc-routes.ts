@@ -19,10 +19,26 @@ import { A2A_V03, type A2aWireVersion, assertVersion, negotiateVersion } from '.
 import { encodeJsonRpcError, encodeJsonRpcResult, type RpcId, readJsonRpcRequest } from './wire/jsonrpc.ts'
 import type { StreamItem } from './wire/shapes.ts'
 
-interface CallContext {
-  request: FastifyRequest
+/**
+ * One JSON-RPC call. A class and not an object literal with a getter: V8 keeps a literal's getter,
+ * and the whole request it closes over, past the young collections until a full one (bench/README.md,
+ * _What kept every request's objects_).
+ */
+class CallContext {
+  readonly request: FastifyRequest
+  readonly #reply: FastifyReply
+  #signal: CallerSignal | undefined
+
+  constructor(request: FastifyRequest, reply: FastifyReply) {
+    this.request = request
+    this.#reply = reply
+  }
+
   /** Aborted when the client goes away; made on first use (GetTask never needs one). */
-  readonly signal: CallerSignal
+  get signal(): CallerSignal {
+    this.#signal ??= disconnectSignal(this.#reply.raw)
+    return this.#signal
+  }
 }
 
 type Unary = (ops: A2aOperations, params: unknown, call: CallContext) => Promise<unknown> | unknown
@@ -158,14 +174,7 @@ export const a2aJsonRpcRoutes = async (
     if ('invalid' in envelope)
       return sendError(reply, envelope.id, a2aFailure('InvalidRequestError', envelope.invalid))
     const { id, method, params } = envelope
-    let signal: CallerSignal | undefined
-    const call: CallContext = {
-      request,
-      get signal() {
-        signal ??= disconnectSignal(reply.raw)
-        return signal
-      },
-    }
+    const call = new CallContext(request, reply)
     try {
       const version = negotiateVersion(request, server)
       if (isV03Method(method)) {

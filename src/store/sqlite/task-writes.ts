@@ -158,18 +158,38 @@ const appendQuiet = (
         outbox += enqueueDeliveries(ctx, request.taskId, configs, event, JSON.stringify(task))
     }
   }
-  // Callers seldom read the task after a log or an artifact: fold it only if one does.
-  let folded = task
-  const read = (): Task => {
-    folded ??= readTask(ctx.tasks, request.taskId)!
-    return folded
+  return new QuietAppend({ tasks: ctx.tasks, taskId: request.taskId, events, task, outbox: outbox > 0 })
+}
+
+/**
+ * A quiet append's result: callers seldom read the task after a log or an artifact, so it is
+ * folded only when one does. A class, its `task` a getter on the prototype: V8 keeps an object
+ * literal's own getter, and all it closes over, through the young collections until a full one.
+ */
+class QuietAppend implements AppendResult {
+  readonly events: TaskEvent[]
+  readonly outbox?: true
+  readonly #tasks: TaskSql
+  readonly #taskId: string
+  #task: Task | undefined
+
+  constructor(options: {
+    tasks: TaskSql
+    taskId: string
+    events: TaskEvent[]
+    task: Task | undefined
+    outbox: boolean
+  }) {
+    this.events = options.events
+    if (options.outbox) this.outbox = true
+    this.#tasks = options.tasks
+    this.#taskId = options.taskId
+    this.#task = options.task
   }
-  return {
-    events,
-    get task() {
-      return read()
-    },
-    ...(outbox > 0 && { outbox: true }),
+
+  get task(): Task {
+    this.#task ??= readTask(this.#tasks, this.#taskId)!
+    return this.#task
   }
 }
 
