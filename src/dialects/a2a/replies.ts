@@ -49,11 +49,12 @@ const follow = ({ engine, actor, task, signal, watch }: AcceptedMessage) =>
  * first, as it stands then). A direct reply is answered as its Message either way.
  */
 export const answerMessage = async (
-  accepted: AcceptedMessage & { returnImmediately: boolean; view: (task: Task) => A2aTask },
+  accepted: AcceptedMessage,
+  { returnImmediately, view }: { returnImmediately: boolean; view: (task: Task) => A2aTask },
 ): Promise<SendMessageResponse> => {
-  const { engine, actor, task, signal, view, watch } = accepted
+  const { engine, actor, task, signal, watch } = accepted
   let answer = task
-  if (!settled(task.state) && !accepted.returnImmediately)
+  if (!settled(task.state) && !returnImmediately)
     answer = await engine.waitFor(actor, task.id, settled, { signal, known: task, ...(watch && { watch }) })
   else if (!settled(task.state) && accepted.awaitFirstMove)
     answer = (await firstMove(await follow(accepted))) ?? task
@@ -74,9 +75,10 @@ const firstMove = async (events: AsyncIterable<FollowedEvent>): Promise<Task | u
  * message again) is its message at once; awaiting the first move, the Task is held back until then.
  */
 export const streamMessage = async (
-  accepted: AcceptedMessage & { baseUrl: string; historyLength: number | undefined },
+  accepted: AcceptedMessage,
+  { baseUrl, historyLength }: { baseUrl: string; historyLength: number | undefined },
 ): Promise<StreamItems> => {
-  const { task: snapshot, baseUrl, historyLength } = accepted
+  const { task: snapshot } = accepted
   const reply = toA2aReply(snapshot)
   if (reply || settled(snapshot.state)) accepted.watch?.close()
   if (reply) return only({ response: { message: reply } })

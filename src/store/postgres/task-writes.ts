@@ -152,7 +152,7 @@ const insertKeyed = async (
   idempotency: IdempotencyKey,
 ): Promise<Task | undefined> => {
   const { key, fingerprint, windowMs } = idempotency
-  const keyed = { ...row, idempotency_key: key, fingerprint, window_ms: windowMs }
+  const keyed = Object.assign({}, row, { idempotency_key: key, fingerprint, window_ms: windowMs })
   for (let attempt = 0; (await run(client, sql.insertKeyedTask, keyed)).rowCount === 0; attempt += 1) {
     const scope = { tenant: row.tenant, owner: row.owner, idempotency_key: key }
     const held = (
