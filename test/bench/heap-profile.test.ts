@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { summariseHeap } from '../../bench/harness/heap-profile-run.ts'
-import type { HeapSamples } from '../../bench/harness/heap-sampler.ts'
+import type { HeapSamplerSpec, HeapSamples } from '../../bench/harness/heap-sampler.ts'
 
 const SAMPLER = new URL('../../bench/harness/heap-sampler.ts', import.meta.url).pathname
 
@@ -26,7 +26,7 @@ describe('the allocation profile (--heap-profile)', () => {
   /** Runs `script` in a child under the sampler (as the harness runs a server); its profile's tree. */
   const sampled = async (
     script: string,
-    spec: { promoted?: boolean } = {},
+    spec: Pick<HeapSamplerSpec, 'promoted'> = {},
   ): Promise<{ head: Node; startedUs: number }> => {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-heap-'))
     const file = join(dir, 'samples.json')
@@ -54,8 +54,11 @@ describe('the allocation profile (--heap-profile)', () => {
   // 8 MB of strings kept until the end, then 40 MB no one keeps; kept alive until the signal
   // arrives, as a server is, then it exits as the bench server does. The young collection at the
   // end frees what the last one left: a server's profile holds that tail too, a few MB in the
-  // gigabytes a window allocates, but here it would be most of the garbage.
+  // gigabytes a window allocates, but here it would be most of the garbage. Alive from the start,
+  // as a listening server is: the sampler's timer alone does not keep the process up, and one that
+  // ends before the timer fires never settles its top-level await (exit code 13).
   const keptAndGarbage = `
+    setInterval(() => {}, 1 << 30)
     const { sampling } = await import(${JSON.stringify(SAMPLER)})
     await sampling
     const kept = []
