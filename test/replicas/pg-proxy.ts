@@ -15,6 +15,8 @@ export interface PgProxy {
   heal(): void
   /** Resets every open connection (as a PostgreSQL restart would); new ones are relayed again. */
   reset(): void
+  /** Bytes the partition holds back, either way: a request, or its answer, is on its way. */
+  heldBytes(): number
   close(): Promise<void>
 }
 
@@ -64,6 +66,11 @@ export const startPgProxy = async (databaseUrl: string): Promise<PgProxy> => {
     },
     reset() {
       for (const socket of sockets) socket.resetAndDestroy()
+    },
+    heldBytes() {
+      let bytes = 0
+      for (const direction of directions) for (const chunk of direction.held) bytes += chunk.length
+      return bytes
     },
     heal() {
       partitioned = false
