@@ -131,14 +131,15 @@ export class Checkpointer {
     })
     worker.on('message', (answer: { frames: number } | { failure: string }) => {
       this.#running = false
+      // A store left open does not keep the process alive between its checkpoints. Not before
+      // the first answer: a process that ended while the worker was still loading the driver
+      // died of a fatal error on Node 22 (napi_get_last_error_info in the driver's registration).
+      if (!this.#stopped) worker.unref()
       if ('failure' in answer) this.#fail(new Error(`WAL checkpoint failed: ${answer.failure}`))
       else if (answer.frames > this.#walBoundFrames) this.#behind = true
       this.#settle()
     })
     worker.on('error', (error) => this.#fail(error))
-    // A store left open does not keep the process alive for its checkpoints (after the listeners:
-    // adding one refs the worker's port again).
-    worker.unref()
     this.#worker = worker
     return worker
   }
@@ -154,7 +155,6 @@ export class Checkpointer {
   #settle(): void {
     const waiting = this.#waiting
     this.#waiting = []
-    if (waiting.length > 0 && !this.#stopped) this.#worker?.unref()
     for (const resolve of waiting) resolve()
   }
 
