@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { captureOutput } from './process.ts'
 
 /** A module of ours, as an import specifier for a probe's script. */
 export const srcModule = (path: string): string =>
@@ -47,11 +48,8 @@ export const oldGrowth = async ({
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
-  let out = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk
-  })
+  const output = captureOutput(child)
   const code = await new Promise((resolve) => child.once('exit', resolve))
   assert.equal(code, 0)
-  return Number(out)
+  return Number(output())
 }
