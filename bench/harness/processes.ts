@@ -112,16 +112,23 @@ export const startServer = async (
   return {
     ready,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        const timer = setTimeout(() => child.kill('SIGKILL'), 8000)
-        await exited
-        clearTimeout(timer)
-      }
+      await stopProcess(child, 8000)
       await cleanUp()
     },
   }
+}
+
+/**
+ * Stops a child: SIGTERM, then SIGKILL after `graceMs`. One that has ended already, by its own
+ * exit or by a signal (a server that aborted), is not waited for: its 'exit' has been emitted.
+ */
+export const stopProcess = async (child: ChildProcess, graceMs: number): Promise<void> => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  await exited
+  clearTimeout(timer)
 }
 
 export interface PendingClient {
