@@ -180,7 +180,20 @@ export class GroupCommit {
   }
 }
 
-/** Prepares a set of statements once, keeping their names. */
+/**
+ * Prepares a set of statements once, keeping their names.
+ *
+ * A parameter compared with `=` in a WHERE, or after LIMIT, is written `+?` (`+@name`), never bare.
+ * SQLite's planner reads the value of such a parameter in some statements (a LIMIT's always; from
+ * SQLite 3.54, which better-sqlite3 13 bundles for Node 22 and later, an `=`'s in any statement it
+ * can run more than one way: an ORDER BY, max(), a join) and marks the statement to be compiled
+ * again once that parameter is bound anew; better-sqlite3 clears the bindings after every run, so
+ * such a statement was compiled again on every run, at 4 to 20 times its cost
+ * (bench/statement-cost.ts). `+?` is the same value (a parameter has no affinity, with or without
+ * the `+`) and the same plan, but no longer one the planner reads. Written so everywhere, not only
+ * where it is measured, since which statements SQLite marks changes with its version.
+ * test/store/sqlite-statements.test.ts holds the rule.
+ */
 export const prepareAll = <K extends string>(
   db: Database.Database,
   sql: Readonly<Record<K, string>>,

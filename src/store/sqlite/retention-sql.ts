@@ -15,12 +15,12 @@ const ARTIFACT_IDS = `SELECT json_extract(e.value, '$.artifact.id') FROM events,
 /**
  * Retention, prepared once. A task finished before the cut-off goes with its events, artifacts,
  * file bytes, push configs and settled deliveries; one with a delivery still pending waits until
- * that delivery is delivered or dead (at most the push `maxAgeMs`).
+ * that delivery is delivered or dead (at most the push `maxAgeMs`). A parameter in a WHERE or LIMIT is `+?`: see prepareAll.
  */
 const RETENTION_SQL = {
   expiredTasks: `SELECT id FROM tasks t WHERE ${FINISHED_SQL} AND status_at < ?
     AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.task_id = t.id AND d.state = 'pending')
-    ORDER BY status_at LIMIT ?`,
+    ORDER BY status_at LIMIT +?`,
   deleteArtifactBytes: `DELETE FROM artifact_bytes WHERE id IN (${ARTIFACT_IDS})`,
   deleteArtifacts: `DELETE FROM artifacts WHERE id IN (${ARTIFACT_IDS})`,
   deleteEvents: `DELETE FROM events WHERE task_id IN (${BATCH})`,
@@ -29,7 +29,7 @@ const RETENTION_SQL = {
   deleteTasks: `DELETE FROM tasks WHERE id IN (${BATCH})`,
   // Oldest first, by the index on their age; a key's task is not touched.
   deleteExpiredKeys: `DELETE FROM idempotency_keys WHERE (tenant, owner, idempotency_key) IN
-    (SELECT tenant, owner, idempotency_key FROM idempotency_keys WHERE created_at <= ? ORDER BY created_at LIMIT ?)`,
+    (SELECT tenant, owner, idempotency_key FROM idempotency_keys WHERE created_at <= ? ORDER BY created_at LIMIT +?)`,
 }
 
 export type RetentionSql = Record<keyof typeof RETENTION_SQL, Database.Statement>

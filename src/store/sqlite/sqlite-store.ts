@@ -30,7 +30,7 @@ import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { Checkpointer } from './checkpointer.ts'
 import { GroupCommit, openDatabase, type SqliteStoreOptions, StatementCache } from './db.ts'
 import { type LeaseSql, leaseSql } from './lease-sql.ts'
-import { eventsPage, listTasks } from './list-tasks.ts'
+import { listTasks } from './list-tasks.ts'
 import { migrate } from './migrate.ts'
 import { type PushSql, pushSql } from './push-sql.ts'
 import { deleteExpiredTasks, type RetentionSql, retentionSql } from './retention-sql.ts'
@@ -129,8 +129,8 @@ export class SqliteStore implements Store {
   }
 
   async readEvents(taskId: string, afterSeq: number, limit = 1000): Promise<TaskEvent[]> {
-    // Every row holds at least one event: `limit` rows hold at least `limit` events, if there are.
-    const rows = eventsPage(this.#statements, limit).all(taskId, afterSeq) as SqliteEventRow[]
+    const size = Number.isSafeInteger(limit) && limit > 0 ? limit : 1000
+    const rows = this.#tasks.eventsPage.all(taskId, afterSeq, size) as SqliteEventRow[]
     return eventsOfRows(rows, JSON.parse, afterSeq, limit)
   }
 

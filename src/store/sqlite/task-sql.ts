@@ -2,11 +2,11 @@ import type Database from 'better-sqlite3'
 import { OPEN_SQL } from '../task-indexes.ts'
 import { prepareAll } from './db.ts'
 
-/** Task creation, appends and reads, prepared once. */
+/** Task creation, appends and reads, prepared once. A parameter in a WHERE or LIMIT is `+?`: see prepareAll. */
 const TASK_SQL = {
   ping: 'SELECT 1',
   idempotencyKey: `SELECT fingerprint, task_id, created_at FROM idempotency_keys
-    WHERE tenant = ? AND owner = ? AND idempotency_key = ?`,
+    WHERE tenant = +? AND owner = +? AND idempotency_key = +?`,
   // A key that expired, or whose task is gone, is taken over by the new task.
   putIdempotencyKey: `INSERT INTO idempotency_keys (tenant, owner, idempotency_key, fingerprint, task_id, created_at)
     VALUES (?, ?, ?, ?, ?, ?)
@@ -17,16 +17,16 @@ const TASK_SQL = {
     (id, tenant, owner, agent, context_id, state, version, created_at, status_at, run_pending, lease_owner, lease_expires_at, snapshot)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
   // The snapshot column is last in the row and not read: its overflow pages stay on disk.
-  taskHead: 'SELECT state, tenant, owner, lease_owner, version FROM tasks WHERE id = ?',
-  taskHeadAndSnapshot: 'SELECT state, tenant, owner, lease_owner, version, snapshot FROM tasks WHERE id = ?',
-  snapshotById: 'SELECT snapshot FROM tasks WHERE id = ?',
-  lastSeq: 'SELECT max(seq) AS seq FROM events WHERE task_id = ?',
+  taskHead: 'SELECT state, tenant, owner, lease_owner, version FROM tasks WHERE id = +?',
+  taskHeadAndSnapshot: 'SELECT state, tenant, owner, lease_owner, version, snapshot FROM tasks WHERE id = +?',
+  snapshotById: 'SELECT snapshot FROM tasks WHERE id = +?',
+  lastSeq: 'SELECT max(seq) AS seq FROM events WHERE task_id = +?',
   // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
-  taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = ? AND tenant = ? AND owner = coalesce(?, owner)',
+  taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = +? AND tenant = +? AND owner = coalesce(?, owner)',
   // The predicate is the tasks_open index's, word for word, so the count reads only that index
   // (made on demand by prepareIndex: see the store contract).
   countOpen: `SELECT count(*) AS n FROM tasks
-    WHERE tenant = ? AND owner = ? AND ${OPEN_SQL}`,
+    WHERE tenant = +? AND owner = +? AND ${OPEN_SQL}`,
   // With a release the run's lease goes too, leaving the task as releaseLease would.
   // better-sqlite3 binds no numbered parameter twice: the run_pending and lease columns are computed
   // by the caller (see appendFolded), and the version is compared as the compare-and-set.
@@ -34,15 +34,17 @@ const TASK_SQL = {
     run_pending = coalesce(?, run_pending),
     lease_owner = CASE WHEN ? = 1 THEN NULL ELSE lease_owner END,
     lease_expires_at = CASE WHEN ? = 1 THEN NULL ELSE lease_expires_at END
-    WHERE id = ? AND version = ?`,
+    WHERE id = +? AND version = +?`,
   insertEvent: 'INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)',
   // `seq` is the last event's of the row (see insertEvents). The tail after a snapshot is short,
   // since snapshots are refreshed every SNAPSHOT_EVERY events.
-  eventsAfter: 'SELECT body FROM events WHERE task_id = ? AND seq > ? ORDER BY seq',
+  eventsAfter: 'SELECT body FROM events WHERE task_id = +? AND seq > ? ORDER BY seq',
+  // Every row holds at least one event: n rows hold at least n events, if there are.
+  eventsPage: 'SELECT body FROM events WHERE task_id = +? AND seq > ? ORDER BY seq LIMIT +?',
   insertArtifact: 'INSERT INTO artifacts (id, task_id, tenant, owner, meta) VALUES (?, ?, ?, ?, ?)',
   insertArtifactBytes: 'INSERT INTO artifact_bytes (id, bytes) VALUES (?, ?)',
   artifact: `SELECT a.meta, b.bytes, a.tenant, a.owner
-    FROM artifacts a LEFT JOIN artifact_bytes b ON b.id = a.id WHERE a.id = ?`,
+    FROM artifacts a LEFT JOIN artifact_bytes b ON b.id = a.id WHERE a.id = +?`,
 }
 
 export type TaskSql = Record<keyof typeof TASK_SQL, Database.Statement>
