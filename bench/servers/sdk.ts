@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { type AgentCard, type Artifact, type Message, TaskState } from '@a2a-js/sdk'
 import {
   AgentEvent,
@@ -157,14 +159,22 @@ const sqliteStores = async (
   dataDir: string,
 ): Promise<{ tasks: TaskStore; pushes: () => PushNotificationStore }> => {
   const file = join(dataDir, 'a2a.db')
-  // The a2a-db CLI's own entry point, run in this process (the package exports no migration API).
-  const cli = join(import.meta.dirname, '../../node_modules/@a2a-js/sdk/dist/cli/run.js')
-  const { run } = (await import(cli)) as {
-    run: (argv: string[], env: object, output: object) => Promise<number>
-  }
-  const quiet = { log() {}, error: (...args: unknown[]) => console.error(...args) }
-  if ((await run(['upgrade', '--url', `sqlite:${file}`], {}, quiet)) !== 0)
-    throw new Error('the SDK migrations failed')
+  // The a2a-db CLI in a process of its own, as a user runs `a2a-db upgrade`, on the SQLite driver a
+  // user of this Node installs (sdk-cli-driver.mjs). Not in this process: the CLI opens its
+  // connection with the `better-sqlite3` package (12 here), and on Node 24 the collection of that
+  // closed connection aborted the server during the load (see src/store/sqlite/driver.ts).
+  const cli = join(import.meta.dirname, '../../node_modules/@a2a-js/sdk/dist/cli/a2a_db.js')
+  const driver = join(import.meta.dirname, 'sdk-cli-driver.mjs')
+  await promisify(execFile)(process.execPath, [
+    '--import',
+    driver,
+    cli,
+    'upgrade',
+    '--url',
+    `sqlite:${file}`,
+  ]).catch((error: { stderr?: string }) => {
+    throw new Error(`the SDK migrations failed: ${error.stderr ?? error}`)
+  })
   const database = new Database(file)
   database.pragma('journal_mode = WAL')
   database.pragma('synchronous = NORMAL')
