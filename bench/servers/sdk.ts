@@ -22,7 +22,7 @@ import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js
 import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js'
 import express from 'express'
 import { Kysely, SqliteDialect } from 'kysely'
-import { SqliteDatabase as Database } from '../../src/store/sqlite/driver.ts'
+import { SqliteDatabase as Database, SQLITE_DRIVER } from '../../src/store/sqlite/driver.ts'
 import {
   artifactCount,
   artifactName,
@@ -165,14 +165,13 @@ const sqliteStores = async (
   // closed connection aborted the server during the load (see src/store/sqlite/driver.ts).
   const cli = join(import.meta.dirname, '../../node_modules/@a2a-js/sdk/dist/cli/a2a_db.js')
   const driver = join(import.meta.dirname, 'sdk-cli-driver.mjs')
-  await promisify(execFile)(process.execPath, [
-    '--import',
-    driver,
-    cli,
-    'upgrade',
-    '--url',
-    `sqlite:${file}`,
-  ]).catch((error: { stderr?: string }) => {
+  await promisify(execFile)(
+    process.execPath,
+    ['--import', driver, cli, 'upgrade', '--url', `sqlite:${file}`],
+    {
+      env: { ...process.env, SWITCHBOARD_SQLITE_DRIVER: SQLITE_DRIVER },
+    },
+  ).catch((error: { stderr?: string }) => {
     throw new Error(`the SDK migrations failed: ${error.stderr ?? error}`)
   })
   const database = new Database(file)

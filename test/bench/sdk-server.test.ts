@@ -40,13 +40,17 @@ describe('the SDK on SQLite (bench/servers/sdk.ts)', () => {
   })
 
   it("resolves the CLI's better-sqlite3 to the driver this Node runs (sdk-cli-driver.mjs)", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      '--import',
-      './bench/servers/sdk-cli-driver.mjs',
-      '--input-type=module',
-      '-e',
-      "console.log(import.meta.resolve('better-sqlite3'))",
-    ])
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        './bench/servers/sdk-cli-driver.mjs',
+        '--input-type=module',
+        '-e',
+        "console.log(import.meta.resolve('better-sqlite3'))",
+      ],
+      { env: { ...process.env, SWITCHBOARD_SQLITE_DRIVER: SQLITE_DRIVER } },
+    )
     assert.match(stdout, new RegExp(`/node_modules/${SQLITE_DRIVER}/lib/index\\.js$`, 'm'))
   })
 })
