@@ -142,6 +142,20 @@ export interface ReadyLine {
   /** Where the agent is served: A2A bindings at `{base}/a2a/…`, Clawpedia at `{base}/tasks`. */
   base: string
   pid: number
+  /** Where the server writes its MemoryReading after each collection it is asked for (SIGUSR2). */
+  memoryFile: string
+}
+
+/**
+ * What a server writes after the full collection SIGUSR2 asks for. The young generation is empty
+ * then, but V8 keeps its pages, as many as its allocation rate grew it to (Node 24 grows it to
+ * 64 MB and more): RSS alone counts them as memory held by the streams.
+ */
+export interface MemoryReading {
+  /** How many collections this server has made on request: the reading is this one's. */
+  collections: number
+  /** The young generation's resident bytes (V8's new space and new large-object space). */
+  youngResidentBytes: number
 }
 
 export const READY_PREFIX = 'BENCH-READY '

@@ -15,7 +15,7 @@ export const coresOf = (pinning: Pinning): { server?: number; client?: number } 
 export const clientSpec = (
   plan: Plan,
   testCase: Case,
-  server: { base: string; pid: number; database?: string },
+  server: { base: string; pid: number; memoryFile: string; database?: string },
 ): ClientSpec => {
   const { base, pid: serverPid } = server
   const binding: Binding = testCase.binding === 'clawpedia' ? 'jsonrpc' : testCase.binding
@@ -34,7 +34,14 @@ export const clientSpec = (
   }
   switch (testCase.scenario) {
     case 'subscribers':
-      return { scenario: 'subscribers', base, binding, serverPid, ...plan.subscribers }
+      return {
+        scenario: 'subscribers',
+        base,
+        binding,
+        serverPid,
+        memoryFile: server.memoryFile,
+        ...plan.subscribers,
+      }
     default:
       return { scenario: testCase.scenario, ...load }
   }

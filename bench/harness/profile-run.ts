@@ -62,6 +62,9 @@ export const profile = async (options: {
         renderSummary(summary),
       ].join('\n')
       writeFileSync(join(dir, 'summary.md'), `${text}\n`)
+      // The window and the rates, for a tool that cuts or compares these profiles again.
+      const window = { windowUs: m.windowUs, opsPerSec: m.opsPerSec, cpuMsPer1k: m.cpuMsPer1k }
+      writeFileSync(join(dir, 'window.json'), `${JSON.stringify(window)}\n`)
       process.stdout.write(`${text}\n\n`)
     }
   }

@@ -2,7 +2,10 @@
  * One benchmark server process: `node --import tsx bench/servers/main.ts '<ServerOptions JSON>'`.
  * Prints the ready line once it listens; closes on SIGTERM (a clean exit, so `--cpu-prof` writes).
  */
-import { isFloor, READY_PREFIX, type ReadyLine, type ServerOptions } from '../protocol.ts'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { getHeapSpaceStatistics } from 'node:v8'
+import { isFloor, type MemoryReading, READY_PREFIX, type ReadyLine, type ServerOptions } from '../protocol.ts'
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ServerOptions
 const start = options.target.startsWith('switchboard')
@@ -12,8 +15,19 @@ const start = options.target.startsWith('switchboard')
     : (await import('./sdk.ts')).startSdk
 const server = await start(options)
 
-// The subscriber scenario collects garbage before each memory reading (the server runs with --expose-gc).
-process.on('SIGUSR2', () => (globalThis as { gc?: () => void }).gc?.())
+// The subscriber scenario collects garbage before each memory reading (the server runs with --expose-gc),
+// and reads what the young generation keeps resident from the file written after it.
+const memoryFile = join(options.dataDir, 'memory.json')
+let collections = 0
+process.on('SIGUSR2', () => {
+  ;(globalThis as { gc?: () => void }).gc?.()
+  const young = getHeapSpaceStatistics().filter((s) => s.space_name.startsWith('new_'))
+  const reading: MemoryReading = {
+    collections: ++collections,
+    youngResidentBytes: young.reduce((sum, s) => sum + s.physical_space_size, 0),
+  }
+  writeFileSync(memoryFile, JSON.stringify(reading))
+})
 
 let closing = false
 const shutdown = (): void => {
@@ -34,5 +48,5 @@ process.on('unhandledRejection', (error) => {
   process.stderr.write(`unhandled rejection: ${String(error)}\n`)
 })
 
-const ready: ReadyLine = { base: server.base, pid: process.pid }
+const ready: ReadyLine = { base: server.base, pid: process.pid, memoryFile }
 process.stdout.write(`${READY_PREFIX}${JSON.stringify(ready)}\n`)
