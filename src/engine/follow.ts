@@ -32,6 +32,8 @@ export interface FollowOptions {
 /** Events buffered for a slow consumer before it falls back to reading the store: bounded memory, no loss. */
 const INBOX_LIMIT = 1024
 
+const NO_EVENTS: readonly TaskEvent[] = []
+
 const isTerminalEvent = (event: TaskEvent): boolean => event.kind === 'status' && isTerminal(event.state)
 
 /**
@@ -86,7 +88,8 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
   #inbox: TaskEvent[] = []
   #mustRead: boolean
   /** The events being handed out, and whether they came from the store (no gap check needed). */
-  #batch: readonly TaskEvent[] = []
+  /** The events being folded; none once they are (a waiting follower keeps no events). */
+  #batch: readonly TaskEvent[] = NO_EVENTS
   #batchAt = 0
   #batchRead = false
   #wake: (() => void) | undefined
@@ -170,7 +173,7 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
           if (event.seq <= task.version) continue
           if (event.seq !== task.version + 1) {
             this.#mustRead = true
-            this.#batch = []
+            this.#batch = NO_EVENTS
             break
           }
         }
@@ -179,6 +182,7 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
         if (event.seq > this.#afterSeq) return { done: false, value: { event, task } }
         if (this.#ending) break
       }
+      if (this.#batchAt >= this.#batch.length) this.#batch = NO_EVENTS
       if (this.#ending) continue
       if (this.#mustRead) {
         this.#mustRead = false
@@ -235,7 +239,7 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
       this.#watch = undefined
     }
     this.#done = true
-    this.#batch = []
+    this.#batch = NO_EVENTS
     this.#inbox = []
     this.#unsubscribe?.()
     this.#unsubscribe = undefined

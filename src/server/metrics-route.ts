@@ -43,7 +43,9 @@ export const registerRequestObservation = (
     const started = performance.now()
     const { config, url } = request.routeOptions
     if (config?.dialect !== undefined) dialects.set(request.raw, config.dialect)
-    reply.raw.once('close', () => {
+    // `on`, not `once`: a response closes once, and once() wraps the listener in three objects that
+    // an open stream keeps for its whole life.
+    reply.raw.on('close', () => {
       const route = url ?? UNMATCHED
       const status = String(reply.raw.statusCode)
       const seconds = (performance.now() - started) / 1000

@@ -15,7 +15,9 @@ class Disconnect implements CallerSignal {
   #listeners: (() => void)[] = []
 
   constructor(res: ServerResponse) {
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and once() wraps each listener in three objects
+    // that an open stream keeps (bench/README.md, _Memory per open stream_).
+    res.on('close', () => {
       if (res.writableFinished) return
       this.#aborted = true
       const listeners = this.#listeners
@@ -111,7 +113,8 @@ export class SseStream {
     })
     this.#res.flushHeaders()
     const { onClose } = options
-    this.#res.once('close', () => {
+    // `on`, not `once`: see Disconnect.
+    this.#res.on('close', () => {
       this.#markClosed()
       onClose?.()
     })

@@ -2,19 +2,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CallerSignal } from '../../engine/caller-signal.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { ServerContext } from '../../web/context.ts'
-import { disconnectSignal, lastEventId } from '../../web/sse.ts'
+import { disconnectSignal, lastEventId, type SseFrame } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
 import {
   failedStream,
   isV03Method,
   V03_STREAMING,
   V03_UNARY,
+  type V03StreamItem,
   V10_METHOD_OF,
   v03JsonRpcError,
 } from './jsonrpc-v03.ts'
 import { JSON_CONTENT_TYPE, responseType } from './media-type.ts'
 import type { A2aOperations } from './operations.ts'
-import { serveStream } from './stream.ts'
+import { type StreamEncoding, serveStream } from './stream.ts'
 import { A2A_V03, type A2aWireVersion, assertVersion, negotiateVersion } from './version.ts'
 import { encodeJsonRpcError, encodeJsonRpcResult, type RpcId, readJsonRpcRequest } from './wire/jsonrpc.ts'
 import type { StreamItem } from './wire/shapes.ts'
@@ -70,6 +71,41 @@ const STREAMING: Readonly<Record<string, Streaming>> = {
   SubscribeToTask: (ops, params, call) => ops.openSubscription(params, lastEventId(call.request)),
 }
 
+/** What a version's stream puts in each success response, and how it writes a failure. */
+interface JsonRpcStreamVersion<T> {
+  resultOf(item: T): unknown
+  errorOf(failure: A2aFailure): unknown
+}
+
+const V10_STREAM: JsonRpcStreamVersion<StreamItem> = {
+  resultOf: (item) => item.response,
+  errorOf: jsonRpcError,
+}
+
+const V03_STREAM: JsonRpcStreamVersion<V03StreamItem> = {
+  resultOf: (item) => item.event,
+  errorOf: v03JsonRpcError,
+}
+
+/** A stream's events as success responses for its request's id (one object a stream: StreamEncoding). */
+class JsonRpcStreamEncoding<T> implements StreamEncoding<T> {
+  readonly #id: RpcId
+  readonly #version: JsonRpcStreamVersion<T>
+
+  constructor(id: RpcId, version: JsonRpcStreamVersion<T>) {
+    this.#id = id
+    this.#version = version
+  }
+
+  encode(item: T): string {
+    return encodeJsonRpcResult(this.#id, this.#version.resultOf(item))
+  }
+
+  encodeError(failure: A2aFailure): SseFrame {
+    return { event: 'error', data: encodeJsonRpcError(this.#id, this.#version.errorOf(failure)) }
+  }
+}
+
 /**
  * The A2A JSON-RPC binding: one POST endpoint. Every answer is HTTP 200 — errors included, as the
  * JSON-RPC error object — except streams, which are SSE whose every event is a JSON-RPC success
@@ -113,20 +149,8 @@ export const a2aJsonRpcRoutes = async (
     reply: FastifyReply,
     id: RpcId,
     items: AsyncIterableIterator<T>,
-    resultOf: (item: T) => unknown,
-    errorOf: (failure: A2aFailure) => unknown,
-  ) =>
-    serveStream({
-      reply,
-      server,
-      items,
-      encode(item) {
-        return encodeJsonRpcResult(id, resultOf(item))
-      },
-      encodeError(failure) {
-        return { event: 'error', data: encodeJsonRpcError(id, errorOf(failure)) }
-      },
-    })
+    version: JsonRpcStreamVersion<T>,
+  ) => serveStream({ reply, server, items, encoding: new JsonRpcStreamEncoding(id, version) })
 
   // Reached only by what fails before the handler: malformed JSON (-32700), a body too large, and
   // the server's refusal of the caller (authentication, per-agent access), which is the transport's
@@ -164,7 +188,7 @@ export const a2aJsonRpcRoutes = async (
         signal: call.signal,
         resumeAfter: lastEventId(request),
       }).catch(failedStream)
-      return sendStream(reply, id, items, (item) => item.event, v03JsonRpcError)
+      return sendStream(reply, id, items, V03_STREAM)
     }
     return sendResult(reply, id, await V03_UNARY[method]!(ops, params, () => call.signal))
   }
@@ -196,7 +220,7 @@ export const a2aJsonRpcRoutes = async (
       const streaming = Object.hasOwn(STREAMING, method) ? STREAMING[method] : undefined
       if (streaming) {
         const items = await streaming(operationsOf(request), params, call)
-        return sendStream(reply, id, items, (item) => item.response, jsonRpcError)
+        return sendStream(reply, id, items, V10_STREAM)
       }
       return sendResult(reply, id, await UNARY[method]!(operationsOf(request), params, call))
     } catch (error) {

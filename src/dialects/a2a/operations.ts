@@ -17,7 +17,7 @@ import { notFound, refusedFollowUp, withTaskId } from './operation-errors.ts'
 import { DEFAULT_INPUT_MODES, fromA2aMessage } from './parts.ts'
 import { type A2aPushTarget, asV03PushTarget } from './push-target.ts'
 import { type AcceptedMessage, answerMessage, streamMessage } from './replies.ts'
-import { liveStream, type StreamItems, updates } from './stream.ts'
+import { followedCopy, liveStream, type StreamItems, updates } from './stream.ts'
 import { assertTenant } from './tenant.ts'
 import {
   checkCancelTask,
@@ -190,7 +190,7 @@ export class A2aOperations {
     const events = await this.#engine.followTask(this.#callers.reader, id, {
       afterSeq: resumeAfter ?? task.version,
       signal,
-      known: task,
+      known: followedCopy(task),
     })
     // Beyond the spec: a resume replays exactly the events after Last-Event-ID, with no Task
     // snapshot; each update shows the task as it was at that event.

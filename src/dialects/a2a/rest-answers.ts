@@ -3,7 +3,7 @@ import type { CallerSignal } from '../../engine/caller-signal.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure } from './errors.ts'
-import { serveStream } from './stream.ts'
+import { type StreamEncoding, serveStream } from './stream.ts'
 import type { StreamItem, StreamResponse } from './wire/shapes.ts'
 
 /** `/tasks/{id}` and `/tasks/{id}:verb` share one path segment: split it here, not in the router. */
@@ -27,33 +27,30 @@ export interface RestAnswerVersion {
  * The answers of an HTTP+JSON binding, for its version: a JSON body, an error, a stream of items
  * (each event the encoded StreamResponse, a failure an `error` event carrying the error body).
  */
-export const restAnswers = (server: ServerContext, version: RestAnswerVersion) => ({
-  send: (reply: FastifyReply, body: unknown, status = 200) =>
-    reply.code(status).type(version.contentType(reply)).send(JSON.stringify(body)),
-  sendFailure: (reply: FastifyReply, failure: A2aFailure) => {
-    if (failure.internal)
-      server.logger.error({ err: failure.internal }, `${version.name} REST request failed`)
-    return reply
-      .code(version.errorStatus(failure))
-      .type(version.contentType(reply))
-      .send(JSON.stringify(version.errorBody(failure)))
-  },
-  stream: (reply: FastifyReply, items: AsyncIterableIterator<StreamItem>) =>
-    serveStream({
-      reply,
-      server,
-      items,
-      encode(item) {
-        return version.encode(item.response)
-      },
-      encodeError(failure) {
-        return { event: 'error', data: JSON.stringify(version.errorBody(failure)) }
-      },
-    }),
-  signalOf: (reply: FastifyReply): CallerSignal => disconnectSignal(reply.raw),
-  noRoute: (request: FastifyRequest) =>
-    a2aFailure(
-      'MethodNotFoundError',
-      `no ${version.name} operation at ${request.method} ${request.url.split('?')[0]}`,
-    ),
-})
+export const restAnswers = (server: ServerContext, version: RestAnswerVersion) => {
+  // One for every stream of this version: it depends on nothing of the request.
+  const encoding: StreamEncoding<StreamItem> = {
+    encode: (item) => version.encode(item.response),
+    encodeError: (failure) => ({ event: 'error', data: JSON.stringify(version.errorBody(failure)) }),
+  }
+  return {
+    send: (reply: FastifyReply, body: unknown, status = 200) =>
+      reply.code(status).type(version.contentType(reply)).send(JSON.stringify(body)),
+    sendFailure: (reply: FastifyReply, failure: A2aFailure) => {
+      if (failure.internal)
+        server.logger.error({ err: failure.internal }, `${version.name} REST request failed`)
+      return reply
+        .code(version.errorStatus(failure))
+        .type(version.contentType(reply))
+        .send(JSON.stringify(version.errorBody(failure)))
+    },
+    stream: (reply: FastifyReply, items: AsyncIterableIterator<StreamItem>) =>
+      serveStream({ reply, server, items, encoding }),
+    signalOf: (reply: FastifyReply): CallerSignal => disconnectSignal(reply.raw),
+    noRoute: (request: FastifyRequest) =>
+      a2aFailure(
+        'MethodNotFoundError',
+        `no ${version.name} operation at ${request.method} ${request.url.split('?')[0]}`,
+      ),
+  }
+}

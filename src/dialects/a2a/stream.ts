@@ -24,6 +24,16 @@ export interface LiveStreamOptions {
   historyLength?: number | undefined
 }
 
+/**
+ * The copy of a task that a subscription's follower folds the later events into. The updates made
+ * from it (streamItemsOf) never show the conversation, the input or the answers, so the copy leaves
+ * them out: every open subscription kept its own, and ten thousand subscribers of a task held ten
+ * thousand copies of its first message (bench/README.md, _Memory per open stream_). A spread that
+ * only overrides members keeps the task's shape; one of a destructured rest gave every copy a
+ * hidden class of its own (400 bytes more a stream than it saved).
+ */
+export const followedCopy = (task: Task): Task => ({ ...task, input: {}, answers: [], history: [] })
+
 /** A stream's items, as the dialects' stream writers take them. */
 export type StreamItems = AsyncIterableIterator<StreamItem, undefined, undefined>
 
@@ -45,6 +55,8 @@ export const liveStream = (options: LiveStreamOptions): StreamItems => {
 export const updates = (events: AsyncIterable<FollowedEvent>, baseUrl: string): StreamItems =>
   new UpdateItems({ events, baseUrl })
 
+const NO_ITEMS: readonly StreamItem[] = []
+
 /**
  * The items of followed events (after `first`, when given) until the task is terminal or waits for
  * input. An iterator object, not an async generator, for the reason the engine's TaskFollower is
@@ -54,7 +66,8 @@ class UpdateItems implements StreamItems {
   #first: StreamItem | undefined
   readonly #events: AsyncIterator<FollowedEvent> | undefined
   readonly #baseUrl: string
-  #items: StreamItem[] = []
+  /** The items of the last event, until the last of them is taken (a waiting stream keeps none). */
+  #items: readonly StreamItem[] = NO_ITEMS
   #at = 0
   /** The last event was read (or the consumer stopped): what is queued goes out, then done. */
   #ended = false
@@ -79,8 +92,11 @@ class UpdateItems implements StreamItems {
       this.#first = undefined
       return Promise.resolve({ done: false, value: first })
     }
-    if (this.#at < this.#items.length)
-      return Promise.resolve({ done: false, value: this.#items[this.#at++]! })
+    if (this.#at < this.#items.length) {
+      const value = this.#items[this.#at++]!
+      if (this.#at === this.#items.length) this.#items = NO_ITEMS
+      return Promise.resolve({ done: false, value })
+    }
     if (this.#ended || !this.#events) return this.return()
     return this.#events.next().then((result) => {
       if (result.done) {
@@ -99,7 +115,7 @@ class UpdateItems implements StreamItems {
   async return(): Promise<IteratorResult<StreamItem, undefined>> {
     this.#ended = true
     this.#first = undefined
-    this.#items = []
+    this.#items = NO_ITEMS
     await this.#events?.return?.()
     return DONE
   }
@@ -109,48 +125,151 @@ class UpdateItems implements StreamItems {
 export interface ServeStreamOptions<T extends { id?: number } = StreamItem> {
   reply: FastifyReply
   server: ServerContext
-  /** An iterator (iterable as itself), so that the one the loop reads is the one a disconnect ends. */
+  /** An iterator (iterable as itself), so that the one the pump reads is the one a disconnect ends. */
   items: AsyncIterableIterator<T>
-  /**
-   * The `data:` of an item in this binding's envelope (and version). Written as methods where they
-   * are made per stream: under tsx, which keeps names, a named arrow costs 256 bytes more for as
-   * long as the stream is open.
-   */
-  encode: (item: T) => string
+  encoding: StreamEncoding<T>
+}
+
+/**
+ * How a binding (and version) writes a stream. An object with methods, made once per binding where
+ * it can be (HTTP+JSON) and else one small instance a stream (JSON-RPC's request id): a stream
+ * keeps it for as long as it is open, and two closures and their scope cost three times as much.
+ */
+export interface StreamEncoding<T> {
+  /** The `data:` of an item in this binding's envelope. */
+  encode(item: T): string
   /** The frame reporting a failure after the stream has started. */
-  encodeError: (failure: A2aFailure) => SseFrame
+  encodeError(failure: A2aFailure): SseFrame
 }
 
 const pingComment = (): string => ': ping\n\n'
-/** A return() that fails has failed the stream's own next() already: the loop below reports it. */
+/** A return() that fails has failed the stream's own next() already: StreamPump reports that. */
 const ignore = (): void => {}
 
 /**
  * Writes the items as SSE, `id:` being the task's event sequence. Everything that can fail before
  * the first event has already happened, so errors here are mid-stream: one error frame, then close.
+ * Returns once the stream is open: the items are written by a StreamPump, so the route's handler
+ * settles at once instead of waiting, with its promise and fastify's on it, as long as the stream.
  */
-export const serveStream = async <T extends { id?: number }>(
-  options: ServeStreamOptions<T>,
-): Promise<void> => {
-  const { reply, server, items, encode, encodeError } = options
+export const serveStream = <T extends { id?: number }>(options: ServeStreamOptions<T>): void => {
+  const { reply, server, items } = options
   reply.hijack()
+  // The request's body has been read into the items: the open stream need not keep it with its request.
+  reply.request.body = undefined
   const stream = new SseStream(reply.raw, server.heartbeats, pingComment)
   // A client that goes away ends the items at once, even while they wait for the task's next event.
   stream.open({ onClose: () => void items.return?.().catch(ignore) })
-  // The loop of pipeFrames, without an async generator between the items and the socket: one
-  // fewer suspended frame per open stream and one fewer promise per event.
-  try {
-    for await (const item of items) {
-      if (stream.closed) break
-      const data = encode(item)
-      const sent = stream.send(item.id === undefined ? { data } : { id: item.id, data })
-      if (!sent && !(await stream.drained(server.stallMs))) break
+  new StreamPump({ stream, items, encoding: options.encoding, server }).pull()
+}
+
+/**
+ * The loop `for await (const item of items)` would be, as callbacks: an open stream mostly waits
+ * for its next item, and an async function waiting there keeps its frame, its promise and the
+ * promises of whoever awaits it (1.2 KB a stream; bench/README.md, _Memory per open stream_).
+ * As that loop does, it calls the items' `return()` when it stops before their end or on an item
+ * it cannot write, and not when they end or fail.
+ */
+class StreamPump<T extends { id?: number }> {
+  readonly #stream: SseStream
+  readonly #items: AsyncIterableIterator<T>
+  readonly #encoding: StreamEncoding<T>
+  readonly #server: ServerContext
+  /** Made once per stream, not once per item; assigned, not class fields, so that tsx names neither. */
+  readonly #onItem: (result: IteratorResult<T>) => void
+  readonly #onFailure: (error: unknown) => void
+
+  constructor(options: {
+    stream: SseStream
+    items: AsyncIterableIterator<T>
+    encoding: StreamEncoding<T>
+    server: ServerContext
+  }) {
+    this.#stream = options.stream
+    this.#items = options.items
+    this.#encoding = options.encoding
+    this.#server = options.server
+    // Neither may throw: a throw in a reaction would be an unhandled rejection, which ends Node.
+    this.#onItem = (result) => {
+      try {
+        this.#take(result)
+      } catch (error) {
+        this.#abandon(error)
+      }
     }
-  } catch (error) {
+    this.#onFailure = (error) => {
+      try {
+        this.#fail(error)
+      } catch (again) {
+        this.#abandon(again)
+      }
+    }
+  }
+
+  pull(): void {
+    if (this.#stream.closed) {
+      this.#stop()
+      return
+    }
+    let next: Promise<IteratorResult<T>>
+    try {
+      next = this.#items.next()
+    } catch (error) {
+      this.#fail(error)
+      return
+    }
+    next.then(this.#onItem, this.#onFailure)
+  }
+
+  #take(result: IteratorResult<T>): void {
+    if (result.done) {
+      this.#stream.end()
+      return
+    }
+    if (this.#stream.closed) {
+      this.#stop()
+      return
+    }
+    let sent: boolean
+    try {
+      const item = result.value
+      const data = this.#encoding.encode(item)
+      sent = this.#stream.send(item.id === undefined ? { data } : { id: item.id, data })
+    } catch (error) {
+      this.#close()
+      this.#fail(error)
+      return
+    }
+    if (sent) this.pull()
+    else void this.#stream.drained(this.#server.stallMs).then((drained) => this.#drained(drained))
+  }
+
+  #drained(drained: boolean): void {
+    if (drained) this.pull()
+    else this.#stop()
+  }
+
+  /** The items failed, or an item could not be written: one error frame, then the end. */
+  #fail(error: unknown): void {
     const failure = toA2aFailure(error)
-    if (failure.internal) server.logger.error({ err: failure.internal }, 'A2A stream failed')
-    stream.send(encodeError(failure))
-  } finally {
-    stream.end()
+    if (failure.internal) this.#server.logger.error({ err: failure.internal }, 'A2A stream failed')
+    this.#stream.send(this.#encoding.encodeError(failure))
+    this.#stream.end()
+  }
+
+  /** Stopped before the items' end (the client went away, or stopped reading). */
+  #stop(): void {
+    this.#close()
+    this.#stream.end()
+  }
+
+  #close(): void {
+    this.#items.return?.().catch(ignore)
+  }
+
+  /** What cannot happen (the writer or the items' return() threw): logged, and the response destroyed. */
+  #abandon(error: unknown): void {
+    this.#server.logger.error({ err: error }, 'A2A stream failed')
+    this.#stream.request.socket.destroy()
   }
 }

@@ -1,0 +1,122 @@
+/**
+ * The A2A stream writer (serveStream) pumps the items with callbacks instead of an async loop, so
+ * that an open stream keeps no suspended function and no promise of its route's handler. It must
+ * still do what `for await` did: write every item until the items end, ask the items to stop
+ * (return()) when it cannot write an item, and report a failure mid-stream as one error frame.
+ * The response's close asks them once more in every case (a client that goes away stops them so).
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import Fastify from 'fastify'
+import pino from 'pino'
+import { a2aFailure } from '../../src/dialects/a2a/errors.ts'
+import { followedCopy, type StreamEncoding, serveStream } from '../../src/dialects/a2a/stream.ts'
+import type { Task } from '../../src/model/task.ts'
+import type { ServerContext } from '../../src/web/context.ts'
+import { Heartbeats } from '../../src/web/sse.ts'
+
+interface Item {
+  id?: number
+  text: string
+}
+
+/** Items from a list, then the end or a failure; counts the return() calls. */
+class ListItems implements AsyncIterableIterator<Item> {
+  returns = 0
+  #at = 0
+  constructor(
+    private readonly list: Item[],
+    private readonly failAtEnd = false,
+  ) {}
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+  next(): Promise<IteratorResult<Item, undefined>> {
+    const item = this.list[this.#at++]
+    if (item) return Promise.resolve({ done: false, value: item })
+    if (this.failAtEnd) return Promise.reject(new Error('the items failed'))
+    return Promise.resolve({ done: true, value: undefined })
+  }
+  return(): Promise<IteratorResult<Item, undefined>> {
+    this.returns++
+    return Promise.resolve({ done: true, value: undefined })
+  }
+}
+
+const encoding: StreamEncoding<Item> = {
+  encode(item) {
+    if (item.text === 'unwritable') throw a2aFailure('InternalError', 'cannot encode this item')
+    return JSON.stringify({ text: item.text })
+  },
+  encodeError: (failure) => ({ event: 'error', data: JSON.stringify({ error: failure.kind }) }),
+}
+
+const serve = async (items: ListItems): Promise<{ body: string; answer: unknown }> => {
+  const server = { heartbeats: new Heartbeats(60_000), stallMs: 1000, logger: pino({ level: 'silent' }) }
+  const app = Fastify()
+  let answer: unknown = 'not called'
+  app.get('/', async (_request, reply) => {
+    answer = serveStream({ reply, server: server as unknown as ServerContext, items, encoding })
+  })
+  try {
+    const response = await app.inject({ method: 'GET', url: '/' })
+    assert.equal(response.statusCode, 200)
+    assert.match(String(response.headers['content-type']), /^text\/event-stream/)
+    return { body: response.body, answer }
+  } finally {
+    await app.close()
+  }
+}
+
+describe('the A2A stream writer', () => {
+  it('writes every item with its id and ends with the items', async () => {
+    const items = new ListItems([{ id: 1, text: 'a' }, { text: 'b' }, { id: 3, text: 'c' }])
+    const { body, answer } = await serve(items)
+    assert.equal(body, 'id: 1\ndata: {"text":"a"}\n\ndata: {"text":"b"}\n\nid: 3\ndata: {"text":"c"}\n\n')
+    assert.equal(items.returns, 1, 'only by the close')
+    // Nothing for the route's handler to wait on while the stream is open.
+    assert.equal(answer, undefined)
+  })
+
+  it('reports items that fail as one error frame', async () => {
+    const items = new ListItems([{ id: 1, text: 'a' }], true)
+    const { body } = await serve(items)
+    assert.equal(body, 'id: 1\ndata: {"text":"a"}\n\nevent: error\ndata: {"error":"InternalError"}\n\n')
+    assert.equal(items.returns, 1, 'only by the close')
+  })
+
+  it('stops the items at an item it cannot write, and reports it', async () => {
+    const items = new ListItems([
+      { id: 1, text: 'a' },
+      { id: 2, text: 'unwritable' },
+      { id: 3, text: 'c' },
+    ])
+    const { body } = await serve(items)
+    assert.equal(body, 'id: 1\ndata: {"text":"a"}\n\nevent: error\ndata: {"error":"InternalError"}\n\n')
+    assert.equal(items.returns, 2, 'by the writer, then by the close')
+  })
+})
+
+describe('the task a subscription folds into', () => {
+  it('leaves out what no update shows, and keeps the rest', () => {
+    const task = {
+      id: 't',
+      contextId: 'c',
+      state: 'WORKING',
+      version: 3,
+      input: { big: 'x'.repeat(100) },
+      text: 'hello',
+      answers: [{ input: {} }],
+      history: [{ messageId: 'm', role: 'user', parts: [] }],
+      artifacts: [{ id: 'a' }],
+    } as unknown as Task
+    const copy = followedCopy(task)
+    assert.deepEqual(copy.history, [])
+    assert.deepEqual(copy.answers, [])
+    assert.deepEqual(copy.input, {})
+    assert.equal(copy.artifacts, task.artifacts)
+    assert.equal(copy.version, 3)
+    assert.equal(copy.state, 'WORKING')
+    assert.equal(task.history.length, 1, 'the task read is left as it was')
+  })
+})
