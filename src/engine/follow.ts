@@ -87,12 +87,15 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
   /** Notes' events not yet folded, and whether the store must be read first (a gap, or no watch). */
   #inbox: TaskEvent[] = []
   #mustRead: boolean
-  /** The events being handed out, and whether they came from the store (no gap check needed). */
-  /** The events being folded; none once they are (a waiting follower keeps no events). */
+  /**
+   * The events being handed out (none once they are: a waiting follower keeps no events), and
+   * whether they came from the store (no gap check needed).
+   */
   #batch: readonly TaskEvent[] = NO_EVENTS
   #batchAt = 0
   #batchRead = false
-  #wake: (() => void) | undefined
+  /** Settles the `next()` that waits for a note or the end with the step its wake-up makes. */
+  #wake: ((step: Step | PromiseLike<Step>) => void) | undefined
   #unsubscribe: (() => void) | undefined
   #onAbort: (() => void) | undefined
 
@@ -151,11 +154,14 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
     this.#rouse()
   }
 
-  /** Wakes a `next()` waiting for a note (or for the end). */
+  /**
+   * Wakes a `next()` waiting for a note (or for the end): it takes its step in a microtask, as a
+   * reaction would, not inside the bus's delivery or the signal's dispatch.
+   */
   #rouse(): void {
     const resolve = this.#wake
     this.#wake = undefined
-    resolve?.()
+    if (resolve) queueMicrotask(() => resolve(this.next()))
   }
 
   /** The next result, or a promise of it when it waits for the store or the bus. */
@@ -200,11 +206,10 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
         this.#inbox = []
         continue
       }
-      return this.#after(
-        new Promise<void>((resolve) => {
-          this.#wake = resolve
-        }),
-      )
+      // One promise, settled by #rouse: a waiting stream keeps no reaction or closure of its own.
+      return new Promise<Step>((resolve) => {
+        this.#wake = resolve
+      })
     }
   }
 
