@@ -24,7 +24,7 @@ export interface SubscriberSpec {
 export interface SubscriberLevel {
   streams: number
   rssMb: number
-  /** The young generation's resident pages in that RSS, empty after the collection (absent in runs before 2026-12-06 08:16). */
+  /** The young generation's resident pages in that RSS, empty after the collection (absent in runs up to the one of 2026-12-06 08:16). */
   youngMb?: number
   /** (memory now − memory before any stream) / streams, memory being RSS less the young generation. */
   kbPerStream: number

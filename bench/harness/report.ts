@@ -42,7 +42,7 @@ const DESCRIPTION: Record<string, string> = {
   push: "closed loop: blocking SendMessage with an inline push config, then wait for the task's terminal webhook; rate = webhooks received; latency = send → terminal webhook; CPU per 1k webhooks",
   clawpedia: 'Clawpedia POST /tasks, then GET /tasks/{id}/stream to COMPLETED',
   subscribers:
-    'SubscribeToTask streams on 50 long-running tasks; memory = (held − held before) / streams, held being the RSS after a full collection less the young generation’s resident pages (empty after it; a run before 2026-12-06 08:16 did not take them out)',
+    'SubscribeToTask streams on 50 long-running tasks; memory = (held − held before) / streams, held being the RSS after a full collection less the young generation’s resident pages (empty after it); in runs up to the one of 2026-12-06 08:16 the memory was RSS alone, young generation included',
 }
 
 const n = formatNumber
