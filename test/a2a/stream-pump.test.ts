@@ -6,6 +6,7 @@
  * The response's close asks them once more in every case (a client that goes away stops them so).
  */
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { describe, it } from 'node:test'
 import Fastify from 'fastify'
 import pino from 'pino'
@@ -94,6 +95,65 @@ describe('the A2A stream writer', () => {
     const { body } = await serve(items)
     assert.equal(body, 'id: 1\ndata: {"text":"a"}\n\nevent: error\ndata: {"error":"InternalError"}\n\n')
     assert.equal(items.returns, 2, 'by the writer, then by the close')
+  })
+})
+
+/** Large items for as long as they are asked for; `stopped` settles at the first return(). */
+class EndlessItems implements AsyncIterableIterator<Item> {
+  served = 0
+  askedAfterStop = 0
+  #stop: () => void = () => {}
+  readonly stopped = new Promise<void>((resolve) => {
+    this.#stop = resolve
+  })
+  #returned = false
+  next(): Promise<IteratorResult<Item, undefined>> {
+    if (this.#returned) this.askedAfterStop++
+    this.served++
+    return Promise.resolve({ done: false, value: { id: this.served, text: 'x'.repeat(16 * 1024) } })
+  }
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+  return(): Promise<IteratorResult<Item, undefined>> {
+    this.#returned = true
+    this.#stop()
+    return Promise.resolve({ done: true, value: undefined })
+  }
+}
+
+describe('the A2A stream writer under backpressure', () => {
+  it('drops a client that stops reading past stallMs, and stops asking for items', {
+    timeout: 30_000,
+  }, async () => {
+    const items = new EndlessItems()
+    const server = { heartbeats: new Heartbeats(60_000), stallMs: 200, logger: pino({ level: 'silent' }) }
+    const app = Fastify()
+    app.get('/', async (_request, reply) => {
+      serveStream({ reply, server: server as unknown as ServerContext, items, encoding })
+    })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = app.server.address() as { port: number }
+    const client = connect({ host: '127.0.0.1', port })
+    client.pause()
+    client.on('error', () => {}) // a reset is expected once dropped
+    try {
+      client.write('GET / HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n')
+      await items.stopped
+      const served = items.served
+      // The client never read: the server closed the connection, and the writer asked for no more.
+      await new Promise<void>((resolve) => {
+        if (client.readableEnded || client.destroyed) resolve()
+        else client.once('close', () => resolve()).once('end', () => resolve())
+        client.resume()
+      })
+      assert.ok(served > 1, 'it wrote until the socket was full')
+      assert.equal(items.askedAfterStop, 0)
+      assert.equal(items.served, served)
+    } finally {
+      client.destroy()
+      await app.close()
+    }
   })
 })
 
