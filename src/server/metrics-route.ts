@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { EngineLogger } from '../engine/logger.ts'
@@ -38,35 +38,44 @@ export const registerRequestObservation = (
   },
 ): void => {
   const { metrics, logger, dialects } = options
+  /**
+   * What each open response's `close` needs, kept beside it: one listener for all of them, as a
+   * closure per request was kept, with its scope, for as long as a stream stayed open.
+   */
+  const observed = new WeakMap<ServerResponse, { request: FastifyRequest; started: number }>()
+  const closed = function (this: ServerResponse): void {
+    const observation = observed.get(this)
+    if (!observation) return
+    observed.delete(this)
+    const { request, started } = observation
+    const route = request.routeOptions.url ?? UNMATCHED
+    const seconds = (performance.now() - started) / 1000
+    const labels = { method: request.method, route, status: String(this.statusCode) }
+    metrics.httpRequests.inc(labels)
+    metrics.httpDuration.observe(labels, seconds)
+    if (logger.isLevelEnabled('info'))
+      logger.info(
+        {
+          method: request.method,
+          route,
+          status: this.statusCode,
+          durationMs: Math.round(seconds * 1e4) / 10,
+          ...(request.caller && { principal: request.caller.principal, tenant: request.caller.tenant }),
+          ...(!this.writableFinished && { aborted: true }),
+          ...agentAndTask(request, options.defaultAgent),
+          ...requestTraceFields(request),
+        },
+        'request',
+      )
+  }
   // A callback hook, not an async one: no promise per request on the hot path.
   app.addHook('onRequest', (request, reply, done) => {
-    const started = performance.now()
-    const { config, url } = request.routeOptions
+    const config = request.routeOptions.config
     if (config?.dialect !== undefined) dialects.set(request.raw, config.dialect)
+    observed.set(reply.raw, { request, started: performance.now() })
     // `on`, not `once`: a response closes once, and once() wraps the listener in three objects that
     // an open stream keeps for its whole life.
-    reply.raw.on('close', () => {
-      const route = url ?? UNMATCHED
-      const status = String(reply.raw.statusCode)
-      const seconds = (performance.now() - started) / 1000
-      const labels = { method: request.method, route, status }
-      metrics.httpRequests.inc(labels)
-      metrics.httpDuration.observe(labels, seconds)
-      if (logger.isLevelEnabled('info'))
-        logger.info(
-          {
-            method: request.method,
-            route,
-            status: reply.raw.statusCode,
-            durationMs: Math.round(seconds * 1e4) / 10,
-            ...(request.caller && { principal: request.caller.principal, tenant: request.caller.tenant }),
-            ...(!reply.raw.writableFinished && { aborted: true }),
-            ...agentAndTask(request, options.defaultAgent),
-            ...requestTraceFields(request),
-          },
-          'request',
-        )
-    })
+    reply.raw.on('close', closed)
     done()
   })
   app.addHook('onError', async (_request, _reply, error) => {

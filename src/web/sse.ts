@@ -66,6 +66,17 @@ const encode = (frame: SseFrame): string => {
   return `${out}\n`
 }
 
+/** Told once when a stream's connection closes (the client went away, or the stream ended). */
+export interface CloseListener {
+  closed(): void
+}
+
+/**
+ * The stream each open response belongs to, for the one `close` listener every stream shares: a
+ * closure of its own would be kept, with its scope, for as long as the stream is open.
+ */
+const streamOf = new WeakMap<ServerResponse, SseStream>()
+
 /**
  * A server-sent event stream written straight to the socket: no framework in the per-event path.
  * `send` reports backpressure so the producer waits for `drained` instead of buffering without
@@ -88,6 +99,7 @@ export class SseStream {
    * is four buffers (size, CRLF, data, CRLF), so a batch of twelve events was 48 in one writev.
    */
   #pending = ''
+  #onClose: CloseListener | undefined
   ping: () => SseFrame | string
 
   constructor(res: ServerResponse, heartbeats: Heartbeats, ping: () => SseFrame | string) {
@@ -99,10 +111,10 @@ export class SseStream {
   /**
    * Sends the response head; call once, before the first frame. The head leaves when this tick
    * ends, with the frames written in it (a stream's first item is in one packet with its head).
-   * `onClose` runs once when the connection closes (the client went away, or the stream ended): a
-   * producer waiting for events learns it there, with no AbortSignal of its own.
+   * `onClose` is told once when the connection closes (the client went away, or the stream ended):
+   * a producer waiting for events learns it there, with no AbortSignal of its own.
    */
-  open(options: { headers?: Record<string, string>; onClose?: () => void } = {}): void {
+  open(options: { headers?: Record<string, string>; onClose?: CloseListener } = {}): void {
     this.#corkForTick()
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -112,19 +124,29 @@ export class SseStream {
       ...options.headers,
     })
     this.#res.flushHeaders()
-    const { onClose } = options
+    this.#onClose = options.onClose
+    streamOf.set(this.#res, this)
     // `on`, not `once`: see Disconnect.
-    this.#res.on('close', () => {
-      this.#markClosed()
-      onClose?.()
-    })
+    this.#res.on('close', SseStream.#responseClosed)
     // Gone before the head was written: 'close' has been emitted already.
     if (this.#res.destroyed) {
-      this.#markClosed()
-      onClose?.()
+      this.#connectionClosed()
       return
     }
     this.#heartbeats.add(this)
+  }
+
+  static readonly #responseClosed = function (this: ServerResponse): void {
+    const stream = streamOf.get(this)
+    if (stream) stream.#connectionClosed()
+  }
+
+  #connectionClosed(): void {
+    this.#markClosed()
+    streamOf.delete(this.#res)
+    const onClose = this.#onClose
+    this.#onClose = undefined
+    onClose?.closed()
   }
 
   get closed(): boolean {

@@ -3,7 +3,7 @@ import { DONE, type FollowedEvent } from '../../engine/follow.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { ServerContext } from '../../web/context.ts'
-import { type SseFrame, SseStream } from '../../web/sse.ts'
+import { type CloseListener, type SseFrame, SseStream } from '../../web/sse.ts'
 import { type A2aFailure, toA2aFailure } from './errors.ts'
 import { streamItemsOf, toA2aTask } from './mapping.ts'
 import type { StreamItem } from './wire/shapes.ts'
@@ -158,9 +158,10 @@ export const serveStream = <T extends { id?: number }>(options: ServeStreamOptio
   // The request's body has been read into the items: the open stream need not keep it with its request.
   reply.request.body = undefined
   const stream = new SseStream(reply.raw, server.heartbeats, pingComment)
+  const pump = new StreamPump({ stream, items, encoding: options.encoding, server })
   // A client that goes away ends the items at once, even while they wait for the task's next event.
-  stream.open({ onClose: () => void items.return?.().catch(ignore) })
-  new StreamPump({ stream, items, encoding: options.encoding, server }).pull()
+  stream.open({ onClose: pump })
+  pump.pull()
 }
 
 /**
@@ -170,7 +171,7 @@ export const serveStream = <T extends { id?: number }>(options: ServeStreamOptio
  * As that loop does, it calls the items' `return()` when it stops before their end or on an item
  * it cannot write, and not when they end or fail.
  */
-class StreamPump<T extends { id?: number }> {
+class StreamPump<T extends { id?: number }> implements CloseListener {
   readonly #stream: SseStream
   readonly #items: AsyncIterableIterator<T>
   readonly #encoding: StreamEncoding<T>
@@ -204,6 +205,11 @@ class StreamPump<T extends { id?: number }> {
         this.#abandon(again)
       }
     }
+  }
+
+  /** The connection closed: the items end at once, even while they wait for the task's next event. */
+  closed(): void {
+    this.#close()
   }
 
   pull(): void {
