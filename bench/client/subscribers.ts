@@ -146,8 +146,8 @@ const subscribe = (a2a: A2aClient, taskId: string, signal?: AbortSignal): OpenSt
 /**
  * Memory per open subscription: hold `tasks` long-running tasks, read the server's memory (RSS less
  * the young generation), open streams in batches up to each level and read it again (each reading
- * after a full collection, so garbage is not counted); then cancel every task and check that every stream received the
- * cancellation and closed.
+ * after a full collection, so garbage is not counted); then cancel every task and check that every
+ * stream received the cancellation and closed.
  */
 export const subscribers = async (spec: SubscriberSpec): Promise<SubscriberResult> => {
   const control = new Http(spec.base, 8)
