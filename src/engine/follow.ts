@@ -6,6 +6,7 @@ import type { Task } from '../model/task.ts'
 import type { Store } from '../store/contract.ts'
 import type { CallerSignal } from './caller-signal.ts'
 import { LIMITS } from './limits.ts'
+import { DONE, nextOf, PENDING, type Pullable, type Pulled, type Waker } from './pull.ts'
 import type { TaskWatch } from './watch.ts'
 
 /**
@@ -52,13 +53,10 @@ export const taskAt = async (store: Store, known: Task, afterSeq: number): Promi
   return task
 }
 
-/** An iterator's end, shared: a finished follower or stream allocates nothing more. */
-export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined })
-
 type Step = IteratorResult<FollowedEvent, undefined>
 
 /**
- * Every event of a task after its version, in order, once each, folded into the task; yields those
+ * Every event of a task after its version, in order, once each, folded into the task; gives those
  * after `afterSeq`, and ends after the terminal status (at once when the task already is terminal).
  *
  * One path serves replays, live streams and resumes: subscribe to the bus first (so nothing
@@ -67,13 +65,15 @@ type Step = IteratorResult<FollowedEvent, undefined>
  * (a note from another replica carries no events, or the consumer fell behind). A watch opened
  * before the write that returned the task stands for the subscription and the first read.
  *
- * An iterator object rather than an async generator: an open stream spends its life waiting in
- * here, and a suspended generator (its frame, its request queue, the promise chain of each layer
- * above it) costs more per stream than these few fields. It subscribes at the first `next()`;
- * `return()` ends it at once, even while a `next()` waits, which resolves as done. One `next()`
- * at a time, as `for await` calls it.
+ * Pulled (pull.ts) rather than an async generator: an open stream spends its life waiting in here,
+ * and a suspended generator (its frame, its request queue, the promise chain of each layer above
+ * it) costs more per stream than a registered waker. `next()` is the same steps as promises, for
+ * the consumers that iterate. It subscribes at the first pull; `return()` ends it at once, even
+ * while a waker waits, which is woken to pull the end. One consumer at a time.
  */
-export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefined, undefined> {
+export class TaskFollower
+  implements Pullable<FollowedEvent>, AsyncIterableIterator<FollowedEvent, undefined, undefined>
+{
   readonly #store: Store
   readonly #bus: EventBus
   readonly #task: Task
@@ -82,10 +82,13 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
   #watch: TaskWatch | undefined
   #opened = false
   #done = false
-  /** Set by the terminal event: the next call ends. */
+  /** Set by the terminal event: the next pull ends. */
   #ending = false
-  /** Notes' events not yet folded, and whether the store must be read first (a gap, or no watch). */
-  #inbox: TaskEvent[] = []
+  /**
+   * Notes' events not yet folded (a note's own array while there is one: a waiting follower keeps
+   * none of its own), and whether the store must be read first (a gap, or no watch).
+   */
+  #inbox: readonly TaskEvent[] = NO_EVENTS
   #mustRead: boolean
   /**
    * The events being handed out (none once they are: a waiting follower keeps no events), and
@@ -94,8 +97,12 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
   #batch: readonly TaskEvent[] = NO_EVENTS
   #batchAt = 0
   #batchRead = false
-  /** Settles the `next()` that waits for a note or the end with the step its wake-up makes. */
-  #wake: ((step: Step | PromiseLike<Step>) => void) | undefined
+  /** Who waits for a note or the end; while the store is read, who waits for the read. */
+  #waker: Waker | undefined
+  #reader: Waker | undefined
+  /** The store read failed: the next pull throws it. */
+  #failed = false
+  #failure: unknown
   #unsubscribe: (() => void) | undefined
   #onAbort: (() => void) | undefined
 
@@ -114,12 +121,15 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
   }
 
   next(): Promise<Step> {
+    return nextOf(this)
+  }
+
+  pull(waker: Waker): Pulled<FollowedEvent> {
     try {
-      const step = this.#step()
-      return step instanceof Promise ? step : Promise.resolve(step)
+      return this.#step(waker)
     } catch (error) {
       this.#finish()
-      return Promise.reject(error)
+      throw error
     }
   }
 
@@ -149,24 +159,32 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
 
   #note(note: TaskNote): void {
     if (note.seq <= this.#task.version) return
-    if (note.events && this.#inbox.length < INBOX_LIMIT) this.#inbox.push(...note.events)
+    const inbox = this.#inbox
+    if (note.events && inbox.length < INBOX_LIMIT)
+      this.#inbox = inbox.length === 0 ? note.events : inbox.concat(note.events)
     else this.#mustRead = true
     this.#rouse()
   }
 
   /**
-   * Wakes a `next()` waiting for a note (or for the end): it takes its step in a microtask, as a
+   * Wakes the waker waiting for a note (or for the end): it pulls in a microtask, as a promise's
    * reaction would, not inside the bus's delivery or the signal's dispatch.
    */
   #rouse(): void {
-    const resolve = this.#wake
-    this.#wake = undefined
-    if (resolve) queueMicrotask(() => resolve(this.next()))
+    const waker = this.#waker
+    this.#waker = undefined
+    if (waker) queueMicrotask(() => waker.wake())
   }
 
-  /** The next result, or a promise of it when it waits for the store or the bus. */
-  #step(): Step | Promise<Step> {
+  /** The next result, or PENDING with `waker` kept until a note, the end or the store's answer. */
+  #step(waker: Waker): Pulled<FollowedEvent> {
     if (!this.#opened) this.#open()
+    if (this.#failed) {
+      const failure = this.#failure
+      this.#failed = false
+      this.#failure = undefined
+      throw failure
+    }
     const task = this.#task
     for (;;) {
       if (this.#done || this.#ending || this.#signal?.aborted) {
@@ -190,43 +208,46 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
       }
       if (this.#batchAt >= this.#batch.length) this.#batch = NO_EVENTS
       if (this.#ending) continue
+      if (this.#reader) return PENDING
       if (this.#mustRead) {
         this.#mustRead = false
-        this.#inbox = []
-        return this.#after(
-          this.#store.readEvents(task.id, task.version, LIMITS.eventReadBatch).then((events) => {
-            this.#take(events, true)
-            // A full page: there may be more once it is drained.
-            if (events.length === LIMITS.eventReadBatch) this.#mustRead = true
-          }),
-        )
+        this.#inbox = NO_EVENTS
+        this.#read(waker)
+        return PENDING
       }
       if (this.#inbox.length > 0) {
         this.#take(this.#inbox, false)
-        this.#inbox = []
+        this.#inbox = NO_EVENTS
         continue
       }
-      // One promise, settled by #rouse: a waiting stream keeps no reaction or closure of its own.
-      return new Promise<Step>((resolve) => {
-        this.#wake = resolve
-      })
+      this.#waker = waker
+      return PENDING
     }
   }
 
-  /** Steps on once `waited` settles; a failure ends the follower and is the caller's. */
-  #after(waited: Promise<void>): Promise<Step> {
-    return waited.then(
-      () => {
-        try {
-          return this.#step()
-        } catch (error) {
-          this.#finish()
-          throw error
-        }
+  /**
+   * Reads the next page of the log; `waker` pulls what it gave (or its failure, which ends the
+   * follower). A note meanwhile wakes no one: the page is taken first.
+   */
+  #read(waker: Waker): void {
+    this.#reader = waker
+    const task = this.#task
+    this.#store.readEvents(task.id, task.version, LIMITS.eventReadBatch).then(
+      (events) => {
+        this.#reader = undefined
+        this.#take(events, true)
+        // A full page: there may be more once it is drained.
+        if (events.length === LIMITS.eventReadBatch) this.#mustRead = true
+        waker.wake()
       },
       (error: unknown) => {
-        this.#finish()
-        throw error
+        this.#reader = undefined
+        // A follower ended meanwhile has nothing to report: its next pull is the end.
+        if (!this.#done) {
+          this.#failed = true
+          this.#failure = error
+        }
+        waker.wake()
       },
     )
   }
@@ -245,7 +266,7 @@ export class TaskFollower implements AsyncIterableIterator<FollowedEvent, undefi
     }
     this.#done = true
     this.#batch = NO_EVENTS
-    this.#inbox = []
+    this.#inbox = NO_EVENTS
     this.#unsubscribe?.()
     this.#unsubscribe = undefined
     if (this.#onAbort) this.#signal?.removeEventListener('abort', this.#onAbort)

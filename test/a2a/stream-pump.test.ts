@@ -12,6 +12,7 @@ import Fastify from 'fastify'
 import pino from 'pino'
 import { a2aFailure } from '../../src/dialects/a2a/errors.ts'
 import { followedCopy, type StreamEncoding, serveStream } from '../../src/dialects/a2a/stream.ts'
+import { DONE, PENDING, type Pullable, type Pulled, type Waker } from '../../src/engine/pull.ts'
 import type { Task } from '../../src/model/task.ts'
 import type { ServerContext } from '../../src/web/context.ts'
 import { Heartbeats } from '../../src/web/sse.ts'
@@ -121,6 +122,65 @@ class EndlessItems implements AsyncIterableIterator<Item> {
     return Promise.resolve({ done: true, value: undefined })
   }
 }
+
+/**
+ * Pulled items (as the A2A items are): `ready` of them at once, then PENDING with a wake-up a
+ * microtask later, then as many again, then the end.
+ */
+class PulledItems implements Pullable<Item>, AsyncIterableIterator<Item> {
+  pulls = 0
+  returns = 0
+  #served = 0
+  #waited = false
+  constructor(private readonly ready: number) {}
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+  next(): Promise<IteratorResult<Item, undefined>> {
+    throw new Error('pulled items are pulled, not iterated')
+  }
+  pull(waker: Waker): Pulled<Item> {
+    this.pulls++
+    if (this.#served === this.ready && !this.#waited) {
+      this.#waited = true
+      queueMicrotask(() => waker.wake())
+      return PENDING
+    }
+    if (this.#served === 2 * this.ready) return DONE
+    this.#served++
+    return { done: false, value: { id: this.#served, text: 'p' } }
+  }
+  return(): Promise<IteratorResult<Item, undefined>> {
+    this.returns++
+    return Promise.resolve(DONE)
+  }
+}
+
+describe('the A2A stream writer with pulled items', () => {
+  it('writes what is ready in a loop (no recursion, however many), waits, goes on when woken', async () => {
+    const ready = 20_000
+    const items = new PulledItems(ready)
+    const server = { heartbeats: new Heartbeats(60_000), stallMs: 5000, logger: pino({ level: 'silent' }) }
+    const app = Fastify()
+    app.get('/', async (_request, reply) => {
+      serveStream({ reply, server: server as unknown as ServerContext, items, encoding })
+    })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    try {
+      const { port } = app.server.address() as { port: number }
+      // A real socket, read as it comes: the writer goes on at each drain, as it would for a client.
+      const body = await (await fetch(`http://127.0.0.1:${port}/`)).text()
+      const frames = body.split('\n\n').filter(Boolean)
+      assert.equal(frames.length, 2 * ready)
+      assert.equal(frames[0], 'id: 1\ndata: {"text":"p"}')
+      assert.equal(frames.at(-1), `id: ${2 * ready}\ndata: {"text":"p"}`)
+      assert.equal(items.pulls, 2 * ready + 2, 'each item, the wait and the end: pulled once each')
+      assert.equal(items.returns, 1, 'only by the close')
+    } finally {
+      await app.close()
+    }
+  })
+})
 
 describe('the A2A stream writer under backpressure', () => {
   it('drops a client that stops reading past stallMs, and stops asking for items', {

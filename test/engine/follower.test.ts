@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { updates } from '../../src/dialects/a2a/stream.ts'
 import { TaskFollower } from '../../src/engine/follow.ts'
+import { PENDING, type Waker } from '../../src/engine/pull.ts'
 import type { EventBus, TaskListener } from '../../src/events/contract.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
 import { newId } from '../../src/model/ids.ts'
@@ -14,6 +15,7 @@ import { DEFAULT_SCOPE as scope, type Task } from '../../src/model/task.ts'
 import { nowIso } from '../../src/model/time.ts'
 import type { Store } from '../../src/store/contract.ts'
 import { createMemoryStore } from '../../src/store/memory/memory-store.ts'
+import { countingWaker } from './counting-waker.ts'
 
 const store = createMemoryStore()
 before(() => store.init())
@@ -131,5 +133,88 @@ describe('TaskFollower', () => {
     const follower = new TaskFollower({ store, bus, task: ended.task, afterSeq: ended.task.version })
     assert.deepEqual(await follower.next(), { done: true, value: undefined })
     assert.equal(open(), 0)
+  })
+
+  it('a waiting pull keeps its waker and wakes it once, after the publish and not inside it', async () => {
+    const { bus } = countingBus()
+    const task = await liveTask()
+    const follower = new TaskFollower({ store, bus, task, afterSeq: task.version })
+    const { waker, woken, wakes } = countingWaker()
+    // No watch: the first pull reads the store, which has nothing after the task's version.
+    assert.equal(follower.pull(waker), PENDING)
+    await woken
+    assert.equal(follower.pull(waker), PENDING, 'the log holds nothing more: it waits for a note')
+    const appended = await store.append({ taskId: task.id, events: [{ kind: 'status', state: 'WORKING' }] })
+    bus.publish(task.id, appended.events, appended.task)
+    assert.equal(wakes(), 1, 'not woken inside the publish')
+    await Promise.resolve()
+    assert.equal(wakes(), 2)
+    const step = follower.pull(waker)
+    assert.notEqual(step, PENDING)
+    assert.equal(step !== PENDING && !step.done && step.value.event.seq, appended.task.version)
+    await follower.return()
+  })
+
+  it('a note while the store is read wakes no one: the page comes first, every event once', async () => {
+    const { bus } = countingBus()
+    const task = await liveTask()
+    const appended = await store.append({ taskId: task.id, events: [{ kind: 'status', state: 'WORKING' }] })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const slow = Object.assign(Object.create(store) as Store, {
+      readEvents: async (...args: Parameters<Store['readEvents']>) => {
+        await released
+        return store.readEvents(...args)
+      },
+    })
+    const follower = new TaskFollower({ store: slow, bus, task, afterSeq: task.version })
+    let wakes = 0
+    const waker: Waker = {
+      wake() {
+        wakes++
+      },
+    }
+    assert.equal(follower.pull(waker), PENDING, 'reading the store')
+    const later = await store.append({
+      taskId: task.id,
+      events: [{ kind: 'log', message: 'x', level: 'INFO' }],
+    })
+    bus.publish(task.id, appended.events, appended.task)
+    bus.publish(task.id, later.events, later.task)
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(wakes, 0, 'the notes wait behind the read')
+    assert.equal(follower.pull(waker), PENDING, 'still reading')
+    release()
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(wakes, 1)
+    const seqs: number[] = []
+    for (;;) {
+      const step = follower.pull(waker)
+      if (step === PENDING || step.done) break
+      seqs.push(step.value.event.seq)
+    }
+    assert.deepEqual(seqs, [appended.task.version, later.task.version])
+    await follower.return()
+  })
+
+  it('a read that fails after return() is not reported: the follower has ended', async () => {
+    const { bus, open } = countingBus()
+    const task = await liveTask()
+    let fail!: (error: Error) => void
+    const failing = Object.assign(Object.create(store) as Store, {
+      readEvents: () =>
+        new Promise((_, reject) => {
+          fail = reject
+        }),
+    })
+    const follower = new TaskFollower({ store: failing, bus, task, afterSeq: task.version })
+    const waiting = follower.next()
+    await follower.return()
+    assert.equal(open(), 0)
+    fail(new Error('disk gone'))
+    assert.deepEqual(await waiting, { done: true, value: undefined })
+    assert.deepEqual(await follower.next(), { done: true, value: undefined })
   })
 })

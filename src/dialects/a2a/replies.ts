@@ -1,6 +1,6 @@
 import type { CallerSignal } from '../../engine/caller-signal.ts'
 import type { Caller, Engine } from '../../engine/engine.ts'
-import type { FollowedEvent } from '../../engine/follow.ts'
+import type { FollowedEvent, TaskFollower } from '../../engine/follow.ts'
 import type { TaskWatch } from '../../engine/watch.ts'
 import { INTERRUPTED_STATES, isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
@@ -102,14 +102,13 @@ async function* only(item: StreamItem): AsyncGenerator<StreamItem> {
  */
 async function* heldBack(
   first: StreamItem,
-  events: AsyncIterable<FollowedEvent>,
+  events: TaskFollower,
   baseUrl: string,
 ): AsyncGenerator<StreamItem> {
-  const iterator = events[Symbol.asyncIterator]()
   const waiting: StreamItem[] = []
   try {
     for (;;) {
-      const next = await iterator.next()
+      const next = await events.next()
       if (next.done) break
       const { event, task } = next.value
       const items = streamItemsOf(event, task, baseUrl)
@@ -126,13 +125,13 @@ async function* heldBack(
       yield* waiting
       yield* items
       if (event.kind === 'status' && endsStream(event.state)) return
-      yield* updates({ [Symbol.asyncIterator]: () => iterator }, baseUrl)
+      yield* updates(events, baseUrl)
       return
     }
     // The events ended before the first move (the caller went away): what there was to say.
     yield first
     yield* waiting
   } finally {
-    await iterator.return?.()
+    await events.return()
   }
 }

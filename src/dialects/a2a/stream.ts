@@ -1,5 +1,15 @@
 import type { FastifyReply } from 'fastify'
-import { DONE, type FollowedEvent } from '../../engine/follow.ts'
+import type { TaskFollower } from '../../engine/follow.ts'
+import {
+  DONE,
+  isPullable,
+  nextOf,
+  PENDING,
+  type Pullable,
+  type Pulled,
+  PulledIterator,
+  type Waker,
+} from '../../engine/pull.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { ServerContext } from '../../web/context.ts'
@@ -19,7 +29,7 @@ export interface LiveStreamOptions {
   /** The task as the stream starts; its first item. */
   snapshot: Task
   /** The events after the snapshot's version, folded on into it; none when the stream ends at the snapshot. */
-  events: AsyncIterable<FollowedEvent> | undefined
+  events: TaskFollower | undefined
   baseUrl: string
   historyLength?: number | undefined
 }
@@ -52,19 +62,20 @@ export const liveStream = (options: LiveStreamOptions): StreamItems => {
 }
 
 /** The followed events as updates, with no Task first (a resumed subscription, the rest of a stream). */
-export const updates = (events: AsyncIterable<FollowedEvent>, baseUrl: string): StreamItems =>
+export const updates = (events: TaskFollower, baseUrl: string): StreamItems =>
   new UpdateItems({ events, baseUrl })
 
 const NO_ITEMS: readonly StreamItem[] = []
 
 /**
  * The items of followed events (after `first`, when given) until the task is terminal or waits for
- * input. An iterator object, not an async generator, for the reason the engine's TaskFollower is
- * one: an open stream waits in it, and each suspended generator layer costs memory per stream.
+ * input. Pulled, as the engine's TaskFollower is, and for the same reason: an open stream waits in
+ * it, and each layer that waits on a promise costs memory per stream; the pump's waker is handed
+ * down to the follower, so a waiting stream keeps no promise at all.
  */
-class UpdateItems implements StreamItems {
+class UpdateItems implements StreamItems, Pullable<StreamItem> {
   #first: StreamItem | undefined
-  readonly #events: AsyncIterator<FollowedEvent> | undefined
+  readonly #events: TaskFollower | undefined
   readonly #baseUrl: string
   /** The items of the last event, until the last of them is taken (a waiting stream keeps none). */
   #items: readonly StreamItem[] = NO_ITEMS
@@ -72,13 +83,9 @@ class UpdateItems implements StreamItems {
   /** The last event was read (or the consumer stopped): what is queued goes out, then done. */
   #ended = false
 
-  constructor(options: {
-    first?: StreamItem
-    events: AsyncIterable<FollowedEvent> | undefined
-    baseUrl: string
-  }) {
+  constructor(options: { first?: StreamItem; events: TaskFollower | undefined; baseUrl: string }) {
     this.#first = options.first
-    this.#events = options.events?.[Symbol.asyncIterator]()
+    this.#events = options.events
     this.#baseUrl = options.baseUrl
   }
 
@@ -87,37 +94,50 @@ class UpdateItems implements StreamItems {
   }
 
   next(): Promise<IteratorResult<StreamItem, undefined>> {
-    const first = this.#first
-    if (first) {
-      this.#first = undefined
-      return Promise.resolve({ done: false, value: first })
-    }
-    if (this.#at < this.#items.length) {
-      const value = this.#items[this.#at++]!
-      if (this.#at === this.#items.length) this.#items = NO_ITEMS
-      return Promise.resolve({ done: false, value })
-    }
-    if (this.#ended || !this.#events) return this.return()
-    return this.#events.next().then((result) => {
-      if (result.done) {
+    return nextOf(this)
+  }
+
+  pull(waker: Waker): Pulled<StreamItem> {
+    for (;;) {
+      const first = this.#first
+      if (first) {
+        this.#first = undefined
+        return { done: false, value: first }
+      }
+      if (this.#at < this.#items.length) {
+        const value = this.#items[this.#at++]!
+        if (this.#at === this.#items.length) this.#items = NO_ITEMS
+        return { done: false, value }
+      }
+      if (this.#ended || !this.#events) {
+        this.#stop()
+        return DONE
+      }
+      const step = this.#events.pull(waker)
+      if (step === PENDING) return PENDING
+      if (step.done) {
         this.#ended = true
         return DONE
       }
-      const { event, task } = result.value
+      const { event, task } = step.value
       this.#items = streamItemsOf(event, task, this.#baseUrl)
       this.#at = 0
       if (event.kind === 'status' && endsStream(event.state)) this.#ended = true
-      return this.next()
-    })
+    }
   }
 
-  /** Stops following the task (at once, even while a `next()` waits); nothing more is served. */
+  /** Stops following the task (at once, even while a pull waits); nothing more is served. */
   async return(): Promise<IteratorResult<StreamItem, undefined>> {
+    this.#stop()
+    return DONE
+  }
+
+  #stop(): void {
     this.#ended = true
     this.#first = undefined
     this.#items = NO_ITEMS
-    await this.#events?.return?.()
-    return DONE
+    // The follower's return() cannot fail: it lets go of the bus and settles at once.
+    void this.#events?.return()
   }
 }
 
@@ -143,7 +163,7 @@ export interface StreamEncoding<T> {
 }
 
 const pingComment = (): string => ': ping\n\n'
-/** A return() that fails has failed the stream's own next() already: StreamPump reports that. */
+/** A return() that fails has failed the stream's own pull already: StreamPump reports that. */
 const ignore = (): void => {}
 
 /**
@@ -158,31 +178,30 @@ export const serveStream = <T extends { id?: number }>(options: ServeStreamOptio
   // The request's body has been read into the items: the open stream need not keep it with its request.
   reply.request.body = undefined
   const stream = new SseStream(reply.raw, server.heartbeats, pingComment)
-  const pump = new StreamPump({ stream, items, encoding: options.encoding, server })
+  // Items that only iterate (generators: 0.3's, a direct reply) are pulled through their next().
+  const source = isPullable<T>(items) ? items : new PulledIterator(items)
+  const pump = new StreamPump({ stream, items: source, encoding: options.encoding, server })
   // A client that goes away ends the items at once, even while they wait for the task's next event.
   stream.open({ onClose: pump })
-  pump.pull()
+  pump.wake()
 }
 
 /**
- * The loop `for await (const item of items)` would be, as callbacks: an open stream mostly waits
- * for its next item, and an async function waiting there keeps its frame, its promise and the
- * promises of whoever awaits it (about 1.5 KB a stream; bench/README.md, _Memory per open stream_).
- * As that loop does, it calls the items' `return()` when it stops before their end or on an item
- * it cannot write, and not when they end or fail.
+ * The loop `for await (const item of items)` would be, pulling instead (engine/pull.ts): an open
+ * stream mostly waits for its next item, and an async function waiting there keeps its frame, its
+ * promise and the promises of whoever awaits it; the pump waits as the items' waker. As that loop
+ * does, it calls the items' `return()` when it stops before their end or on an item it cannot
+ * write, and not when they end or fail.
  */
-class StreamPump<T extends { id?: number }> implements CloseListener {
+class StreamPump<T extends { id?: number }> implements CloseListener, Waker {
   readonly #stream: SseStream
-  readonly #items: AsyncIterableIterator<T>
+  readonly #items: Pullable<T>
   readonly #encoding: StreamEncoding<T>
   readonly #server: ServerContext
-  /** Made once per stream, not once per item; assigned, not class fields, so that tsx names neither. */
-  readonly #onItem: (result: IteratorResult<T>) => void
-  readonly #onFailure: (error: unknown) => void
 
   constructor(options: {
     stream: SseStream
-    items: AsyncIterableIterator<T>
+    items: Pullable<T>
     encoding: StreamEncoding<T>
     server: ServerContext
   }) {
@@ -190,21 +209,6 @@ class StreamPump<T extends { id?: number }> implements CloseListener {
     this.#items = options.items
     this.#encoding = options.encoding
     this.#server = options.server
-    // Neither may throw: a throw in a reaction would be an unhandled rejection, which ends Node.
-    this.#onItem = (result) => {
-      try {
-        this.#take(result)
-      } catch (error) {
-        this.#abandon(error)
-      }
-    }
-    this.#onFailure = (error) => {
-      try {
-        this.#fail(error)
-      } catch (again) {
-        this.#abandon(again)
-      }
-    }
   }
 
   /**
@@ -212,49 +216,56 @@ class StreamPump<T extends { id?: number }> implements CloseListener {
    * connection closes, and called when the pump stops before their end.
    */
   closed(): void {
-    this.#items.return?.().catch(ignore)
+    this.#items.return().catch(ignore)
   }
 
-  pull(): void {
-    if (this.#stream.closed) {
-      this.#stop()
-      return
-    }
-    let next: Promise<IteratorResult<T>>
+  /** Writes what the items have, until they wait, end or fail, or the socket is full. */
+  wake(): void {
+    // Called from a microtask or a reaction: a throw here would end Node.
     try {
-      next = this.#items.next()
+      this.#pump()
     } catch (error) {
-      this.#fail(error)
-      return
+      this.#abandon(error)
     }
-    next.then(this.#onItem, this.#onFailure)
   }
 
-  #take(result: IteratorResult<T>): void {
-    if (result.done) {
-      this.#stream.end()
-      return
+  #pump(): void {
+    for (;;) {
+      if (this.#stream.closed) {
+        this.#stop()
+        return
+      }
+      let step: Pulled<T>
+      try {
+        step = this.#items.pull(this)
+      } catch (error) {
+        this.#fail(error)
+        return
+      }
+      if (step === PENDING) return
+      if (step.done) {
+        this.#stream.end()
+        return
+      }
+      let sent: boolean
+      try {
+        const item = step.value
+        const data = this.#encoding.encode(item)
+        sent = this.#stream.send(item.id === undefined ? { data } : { id: item.id, data })
+      } catch (error) {
+        this.closed()
+        this.#fail(error)
+        return
+      }
+      if (!sent) {
+        void this.#stream.drained(this.#server.stallMs).then((drained) => this.#drained(drained))
+        return
+      }
     }
-    if (this.#stream.closed) {
-      this.#stop()
-      return
-    }
-    let sent: boolean
-    try {
-      const item = result.value
-      const data = this.#encoding.encode(item)
-      sent = this.#stream.send(item.id === undefined ? { data } : { id: item.id, data })
-    } catch (error) {
-      this.closed()
-      this.#fail(error)
-      return
-    }
-    if (sent) this.pull()
-    else void this.#stream.drained(this.#server.stallMs).then((drained) => this.#drained(drained))
   }
 
   #drained(drained: boolean): void {
-    if (drained) this.pull()
+    if (drained) this.wake()
     else this.#stop()
   }
 
