@@ -265,6 +265,9 @@ export class TaskFollower
       this.#watch = undefined
     }
     this.#done = true
+    // Ended, by return() too: what failed before is no longer reported, the next pull is the end.
+    this.#failed = false
+    this.#failure = undefined
     this.#batch = NO_EVENTS
     this.#inbox = NO_EVENTS
     this.#unsubscribe?.()

@@ -217,4 +217,19 @@ describe('TaskFollower', () => {
     assert.deepEqual(await waiting, { done: true, value: undefined })
     assert.deepEqual(await follower.next(), { done: true, value: undefined })
   })
+
+  it('return() after a read failed, before the failure was pulled: the next pull is the end', async () => {
+    const { bus, open } = countingBus()
+    const task = await liveTask()
+    const failing = Object.assign(Object.create(store) as Store, {
+      readEvents: () => Promise.reject(new Error('disk gone')),
+    })
+    const follower = new TaskFollower({ store: failing, bus, task, afterSeq: task.version })
+    const { waker, woken } = countingWaker()
+    assert.equal(follower.pull(waker), PENDING, 'reading the store')
+    await woken
+    await follower.return()
+    assert.equal(open(), 0)
+    assert.deepEqual(follower.pull(waker), { done: true, value: undefined })
+  })
 })
