@@ -56,6 +56,19 @@ export const echoAgent = defineAgent({
   },
 })
 
+/** Works until cancelled, publishing nothing: a stream on it only ever sees the Task. */
+export const quietAgent = defineAgent({
+  id: '3c0e5f7a-9b1d-4e2f-8a6c-5d4b3a2f1e0d',
+  slug: 'quiet',
+  name: 'Quiet',
+  description: 'Holds until cancelled.',
+  inputSchema: { type: 'object' },
+  async handler(_input, ctx) {
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+    return undefined
+  },
+})
+
 /** An agent that declares no push support (capabilities.pushNotifications false). */
 export const noPushAgent = defineAgent({
   id: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',

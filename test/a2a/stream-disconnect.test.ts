@@ -8,11 +8,10 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import { defineAgent } from '../../src/agent/define.ts'
 import type { TaskListener } from '../../src/events/contract.ts'
 import { LocalBus } from '../../src/events/local-bus.ts'
 import { eventually } from '../helpers/server.ts'
-import { readSse, rpc, startA2a, type TestServer, V } from './helpers.ts'
+import { quietAgent, readSse, rpc, startA2a, type TestServer, V } from './helpers.ts'
 
 /** A LocalBus that counts the task subscriptions still open, in all and per task. */
 class CountingBus extends LocalBus {
@@ -36,19 +35,6 @@ class CountingBus extends LocalBus {
     }
   }
 }
-
-/** Works until cancelled, publishing nothing: a stream on it only ever sees the Task. */
-const quietAgent = defineAgent({
-  id: '3c0e5f7a-9b1d-4e2f-8a6c-5d4b3a2f1e0d',
-  slug: 'quiet',
-  name: 'Quiet',
-  description: 'Holds until cancelled.',
-  inputSchema: { type: 'object' },
-  async handler(_input, ctx) {
-    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
-    return undefined
-  },
-})
 
 const bus = new CountingBus()
 let server: TestServer
