@@ -268,7 +268,8 @@ describe('the console in a browser', { skip }, () => {
 
     const ops = await signedIn(keys.ops, '/console/push')
     const row = ops.locator('tr[data-delivery]', { hasText: created.body.task_id }).first()
-    await row.getByText(/500/).waitFor()
+    // The error cell, not any text with 500 in it: a task id may hold those digits.
+    await row.getByText(/^HTTP 500 /).waitFor()
     const reachedBeforeRetry = endpoint.calls()
     await row.getByRole('button', { name: /^Retry delivery/ }).click()
     // The retried delivery is sent again (and, the endpoint still down, dies again).
