@@ -100,9 +100,8 @@ export class TaskFollower
   /** Who waits for a note or the end; while the store is read, who waits for the read. */
   #waker: Waker | undefined
   #reader: Waker | undefined
-  /** The store read failed: the next pull throws it. */
-  #failed = false
-  #failure: unknown
+  /** The store read failed: the next pull throws it (boxed: what was thrown may be anything). */
+  #failure: { error: unknown } | undefined
   #unsubscribe: (() => void) | undefined
   #onAbort: (() => void) | undefined
 
@@ -179,11 +178,10 @@ export class TaskFollower
   /** The next result, or PENDING with `waker` kept until a note, the end or the store's answer. */
   #step(waker: Waker): Pulled<FollowedEvent> {
     if (!this.#opened) this.#open()
-    if (this.#failed) {
-      const failure = this.#failure
-      this.#failed = false
+    const failure = this.#failure
+    if (failure) {
       this.#failure = undefined
-      throw failure
+      throw failure.error
     }
     const task = this.#task
     for (;;) {
@@ -243,10 +241,7 @@ export class TaskFollower
       (error: unknown) => {
         this.#reader = undefined
         // A follower ended meanwhile has nothing to report: its next pull is the end.
-        if (!this.#done) {
-          this.#failed = true
-          this.#failure = error
-        }
+        if (!this.#done) this.#failure = { error }
         waker.wake()
       },
     )
@@ -266,7 +261,6 @@ export class TaskFollower
     }
     this.#done = true
     // Ended, by return() too: what failed before is no longer reported, the next pull is the end.
-    this.#failed = false
     this.#failure = undefined
     this.#batch = NO_EVENTS
     this.#inbox = NO_EVENTS

@@ -72,8 +72,8 @@ export class PulledIterator<T> implements Pullable<T> {
   readonly #iterator: AsyncIterator<T, unknown>
   #waiting = false
   #result: IteratorResult<T, undefined> | undefined
-  #failed = false
-  #failure: unknown
+  /** Boxed: what was thrown may be anything. */
+  #failure: { error: unknown } | undefined
 
   /** What the iterator returns at its end is not kept: a pulled end is DONE. */
   constructor(iterator: AsyncIterator<T, unknown>) {
@@ -86,11 +86,10 @@ export class PulledIterator<T> implements Pullable<T> {
       this.#result = undefined
       return result
     }
-    if (this.#failed) {
-      this.#failed = false
-      const failure = this.#failure
+    const failure = this.#failure
+    if (failure) {
       this.#failure = undefined
-      throw failure
+      throw failure.error
     }
     if (this.#waiting) return PENDING
     this.#waiting = true
@@ -102,8 +101,7 @@ export class PulledIterator<T> implements Pullable<T> {
       },
       (error: unknown) => {
         this.#waiting = false
-        this.#failed = true
-        this.#failure = error
+        this.#failure = { error }
         waker.wake()
       },
     )

@@ -41,6 +41,10 @@ const countingBus = (): { bus: EventBus; open: () => number } => {
   return { bus, open: () => open }
 }
 
+/** The store, its event reads replaced. */
+const readingWith = (readEvents: (...args: Parameters<Store['readEvents']>) => Promise<unknown>): Store =>
+  Object.assign(Object.create(store) as Store, { readEvents })
+
 const liveTask = async (): Promise<Task> =>
   (
     await store.createTask({
@@ -108,9 +112,7 @@ describe('TaskFollower', () => {
   it('a store read that fails rejects next() and lets go of the bus', async () => {
     const { bus, open } = countingBus()
     const task = await liveTask()
-    const failing = Object.assign(Object.create(store) as Store, {
-      readEvents: () => Promise.reject(new Error('disk gone')),
-    })
+    const failing = readingWith(() => Promise.reject(new Error('disk gone')))
     const follower = new TaskFollower({ store: failing, bus, task, afterSeq: task.version })
     await assert.rejects(follower.next(), /disk gone/)
     assert.equal(open(), 0)
@@ -163,11 +165,9 @@ describe('TaskFollower', () => {
     const released = new Promise<void>((resolve) => {
       release = resolve
     })
-    const slow = Object.assign(Object.create(store) as Store, {
-      readEvents: async (...args: Parameters<Store['readEvents']>) => {
-        await released
-        return store.readEvents(...args)
-      },
+    const slow = readingWith(async (...args) => {
+      await released
+      return store.readEvents(...args)
     })
     const follower = new TaskFollower({ store: slow, bus, task, afterSeq: task.version })
     let wakes = 0
@@ -203,12 +203,12 @@ describe('TaskFollower', () => {
     const { bus, open } = countingBus()
     const task = await liveTask()
     let fail!: (error: Error) => void
-    const failing = Object.assign(Object.create(store) as Store, {
-      readEvents: () =>
+    const failing = readingWith(
+      () =>
         new Promise((_, reject) => {
           fail = reject
         }),
-    })
+    )
     const follower = new TaskFollower({ store: failing, bus, task, afterSeq: task.version })
     const waiting = follower.next()
     await follower.return()
@@ -221,9 +221,7 @@ describe('TaskFollower', () => {
   it('return() after a read failed, before the failure was pulled: the next pull is the end', async () => {
     const { bus, open } = countingBus()
     const task = await liveTask()
-    const failing = Object.assign(Object.create(store) as Store, {
-      readEvents: () => Promise.reject(new Error('disk gone')),
-    })
+    const failing = readingWith(() => Promise.reject(new Error('disk gone')))
     const follower = new TaskFollower({ store: failing, bus, task, afterSeq: task.version })
     const { waker, woken } = countingWaker()
     assert.equal(follower.pull(waker), PENDING, 'reading the store')
