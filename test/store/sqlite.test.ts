@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { isSwitchboardError } from '../../src/model/errors.ts'
+import type { TaskEvent } from '../../src/model/events.ts'
 import { fold } from '../../src/model/fold.ts'
 import { newId } from '../../src/model/ids.ts'
 import { openingEvents } from '../../src/store/opening.ts'
@@ -11,7 +12,7 @@ import { SqliteDatabase as Database } from '../../src/store/sqlite/driver.ts'
 import { migrate } from '../../src/store/sqlite/migrate.ts'
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
-import { A2A, CLAWPEDIA, create, header, SCOPE, status } from './contract/fixtures.ts'
+import { A2A, CLAWPEDIA, create, header, SCOPE, status, textArtifact } from './contract/fixtures.ts'
 import { storeContract } from './contract.ts'
 
 // One temporary directory for the file, one database file per case.
@@ -25,7 +26,7 @@ storeContract('sqlite', async () => {
 })
 
 describe('sqlite migrations', () => {
-  it('a version 1 database: 2 moves its artifacts (metadata and file bytes), 3 its events; the store serves both', async () => {
+  it('a version 1 database: 2 moves its artifacts (metadata and file bytes), 3 its events, 7 leads each artifact to its event; the store serves them', async () => {
     const filename = join(dir, 'v1.db')
     const v1 = new Database(filename)
     v1.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)')
@@ -58,9 +59,30 @@ describe('sqlite migrations', () => {
     const events = [
       { kind: 'input', input: {}, seq: 1, at: '2026-11-30T10:00:00.000Z' },
       { kind: 'status', state: 'SUBMITTED', seq: 2, at: '2026-11-30T10:00:00.000Z' },
+      { kind: 'artifact', artifact: text, seq: 3, at: '2026-11-30T10:00:00.000Z' },
+      { kind: 'artifact', artifact: file, seq: 4, at: '2026-11-30T10:00:01.000Z' },
     ]
     const insertEvent = v1.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)')
     for (const event of events) insertEvent.run('t-1', event.seq, JSON.stringify(event))
+    // An artifact row with no artifact event, which no store wrote: 7 drops it.
+    const orphan = { ...text, id: newId() }
+    insert.run(orphan.id, 't-1', scope.tenant, scope.owner, JSON.stringify(orphan), null)
+    const task = fold(header({ id: 't-1', ...scope }), events as TaskEvent[])
+    v1.prepare(
+      `INSERT INTO tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at, snapshot)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      task.id,
+      scope.tenant,
+      scope.owner,
+      task.agent,
+      task.contextId,
+      task.state,
+      task.version,
+      task.createdAt,
+      task.statusAt,
+      JSON.stringify(task),
+    )
     v1.close()
 
     const store = new SqliteStore({ filename })
@@ -70,9 +92,10 @@ describe('sqlite migrations', () => {
       assert.deepEqual(stored?.artifact, file)
       assert.deepEqual([...(stored?.bytes ?? [])], [1, 2, 3])
       assert.equal(await store.getArtifact({ tenant: 'acme', owner: 'bob' }, file.id), undefined)
+      assert.equal(await store.getArtifact(scope, orphan.id), undefined)
       // 3: each event row of version 1 is read as a batch of one.
       assert.deepEqual(await store.readEvents('t-1', 0), events)
-      assert.deepEqual(await store.readEvents('t-1', 1), [events[1]])
+      assert.deepEqual(await store.readEvents('t-1', 1), events.slice(1))
     } finally {
       await store.close()
     }
@@ -217,6 +240,39 @@ describe('the open-task index', () => {
       }
     } finally {
       await store.close()
+    }
+  })
+})
+
+describe('sqlite artifact rows', () => {
+  it('lead to the artifact event (task and seq) and hold no copy of the artifact', async () => {
+    const filename = join(dir, 'artifact-rows.db')
+    const store = new SqliteStore({ filename })
+    const { task } = await create(store)
+    const first = textArtifact(task.id, 'one')
+    const second = textArtifact(task.id, 'two')
+    try {
+      await store.append({
+        taskId: task.id,
+        events: [
+          status('WORKING'),
+          { kind: 'artifact', artifact: first },
+          { kind: 'artifact', artifact: second },
+        ],
+      })
+      assert.deepEqual(await store.getArtifact(SCOPE, second.id), { artifact: second })
+    } finally {
+      await store.close()
+    }
+    const db = new Database(filename, { readonly: true })
+    try {
+      const rows = db.prepare('SELECT * FROM artifacts ORDER BY id').all()
+      assert.deepEqual(rows, [
+        { id: first.id, task_id: task.id, seq: task.version + 2 },
+        { id: second.id, task_id: task.id, seq: task.version + 3 },
+      ])
+    } finally {
+      db.close()
     }
   })
 })

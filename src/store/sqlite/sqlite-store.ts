@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3'
-import type { Artifact } from '../../model/artifacts.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { TaskEvent } from '../../model/events.ts'
 import type { Delivery, DeliveryState, PushConfig } from '../../model/push.ts'
@@ -136,10 +135,12 @@ export class SqliteStore implements Store {
 
   async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {
     const row = this.#tasks.artifact.get(artifactId) as
-      | { meta: string; bytes: Buffer | null; tenant: string; owner: string }
+      | { seq: number; tenant: string; owner: string; bytes: Buffer | null; body: string | null }
       | undefined
-    if (!row || !visible(row, scope)) return undefined
-    const stored: StoredArtifact = { artifact: JSON.parse(row.meta) as Artifact }
+    if (!row || row.body === null || !visible(row, scope)) return undefined
+    const event = (JSON.parse(row.body) as TaskEvent[]).find((e) => e.seq === row.seq)
+    if (event?.kind !== 'artifact' || event.artifact.id !== artifactId) return undefined
+    const stored: StoredArtifact = { artifact: event.artifact }
     if (row.bytes !== null) stored.bytes = row.bytes
     return stored
   }

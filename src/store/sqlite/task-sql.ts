@@ -41,10 +41,14 @@ const TASK_SQL = {
   eventsAfter: 'SELECT body FROM events WHERE task_id = +? AND seq > ? ORDER BY seq',
   // Every row holds at least one event: n rows hold at least n events, if there are.
   eventsPage: 'SELECT body FROM events WHERE task_id = +? AND seq > ? ORDER BY seq LIMIT +?',
-  insertArtifact: 'INSERT INTO artifacts (id, task_id, tenant, owner, meta) VALUES (?, ?, ?, ?, ?)',
+  // An artifact row leads to its artifact event: its task and the event's seq (migration 7).
+  insertArtifact: 'INSERT INTO artifacts (id, task_id, seq) VALUES (?, ?, ?)',
   insertArtifactBytes: 'INSERT INTO artifact_bytes (id, bytes) VALUES (?, ?)',
-  artifact: `SELECT a.meta, b.bytes, a.tenant, a.owner
-    FROM artifacts a LEFT JOIN artifact_bytes b ON b.id = a.id WHERE a.id = +?`,
+  // The events row holding seq is the first keyed at or after it (see insertEvents).
+  artifact: `SELECT a.seq, t.tenant, t.owner, b.bytes,
+      (SELECT body FROM events e WHERE e.task_id = a.task_id AND e.seq >= a.seq ORDER BY e.seq LIMIT 1) AS body
+    FROM artifacts a JOIN tasks t ON t.id = a.task_id LEFT JOIN artifact_bytes b ON b.id = a.id
+    WHERE a.id = +?`,
 }
 
 export type TaskSql = Record<keyof typeof TASK_SQL, Database.Statement>

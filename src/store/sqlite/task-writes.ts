@@ -1,4 +1,3 @@
-import type { Artifact } from '../../model/artifacts.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import { stampEvent, type TaskEvent } from '../../model/events.ts'
 import { applyEvent, assertNotTerminal, emptyTask } from '../../model/fold.ts'
@@ -146,11 +145,10 @@ const appendQuiet = (
   // Endpoints that hear of artifacts (A2A) get the task as it was at each one: fold it only then.
   const listened = configs.length > 0 && events.some((e) => configs.some((c) => notifies(c.target, e)))
   const task = listened ? readTask(ctx.tasks, request.taskId) : undefined
-  const owner = { id: request.taskId, tenant: head.tenant, owner: head.owner }
   insertEvents(ctx, request.taskId, events)
   let outbox = 0
   for (const event of events) {
-    if (event.kind === 'artifact') insertArtifact(ctx, owner, event.artifact, request.blobs)
+    if (event.kind === 'artifact') insertArtifact(ctx, request.taskId, event, request.blobs)
     if (task) {
       applyEvent(task, event)
       // Most chunks notify nobody: the task is written out only for an event that may.
@@ -209,7 +207,7 @@ const appendFolded = (
     const event = stampEvent(body, task.version + 1, at)
     applyEvent(task, event)
     events.push(event)
-    if (event.kind === 'artifact') insertArtifact(ctx, task, event.artifact, request.blobs)
+    if (event.kind === 'artifact') insertArtifact(ctx, task.id, event, request.blobs)
     if (configs.length > 0 && mayNotify(event))
       outbox += enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
   }
@@ -262,13 +260,18 @@ const pushConfigsOf = (ctx: WriteContext, taskId: string): PushConfig[] =>
     toPushConfig(taskId, row, JSON.parse),
   )
 
+/**
+ * An artifact's row is its id, its task and its event's seq: the artifact itself is in the event
+ * (and the snapshot), where getArtifact reads it. Its tenant and owner are the task's.
+ */
 const insertArtifact = (
   ctx: WriteContext,
-  task: TaskOwner,
-  artifact: Artifact,
+  taskId: string,
+  event: TaskEvent & { kind: 'artifact' },
   blobs: AppendRequest['blobs'],
 ): void => {
-  ctx.tasks.insertArtifact.run(artifact.id, task.id, task.tenant, task.owner, JSON.stringify(artifact))
+  const { artifact } = event
+  ctx.tasks.insertArtifact.run(artifact.id, taskId, event.seq)
   const bytes = blobs?.get(artifact.id)
   if (bytes !== undefined) ctx.tasks.insertArtifactBytes.run(artifact.id, bytes)
 }
