@@ -134,9 +134,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   /*
    * 7: an artifact row is the way to its artifact event (the task and the event's seq), no longer
-   * a third copy of the artifact: its JSON was written in the event, in the snapshot and here. Each
-   * row's seq is its artifact event's, found in the task's events (instr() first: a row whose
-   * text does not hold the id is not parsed). A row with no artifact event (none can be: the store
+   * a third copy of the artifact: its JSON was written in the event, in the snapshot and here. One
+   * pass over the events rows that hold an artifact event (instr() first: the others are not
+   * parsed) gives each row its event's seq. A row with no artifact event (none can be: the store
    * writes both in one transaction) could not be read, and is dropped.
    */ `
   CREATE TABLE artifacts_v3 (
@@ -144,14 +144,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     task_id TEXT NOT NULL,
     seq     INTEGER NOT NULL
   ) WITHOUT ROWID;
-  INSERT INTO artifacts_v3 (id, task_id, seq)
-    SELECT a.id, a.task_id, (
-      SELECT e.value ->> '$.seq' FROM events, json_each(events.body) e
-      WHERE events.task_id = a.task_id AND instr(events.body, a.id) > 0
-        AND e.value ->> '$.kind' = 'artifact' AND e.value ->> '$.artifact.id' = a.id
-      LIMIT 1
-    ) AS seq
-    FROM artifacts a WHERE seq IS NOT NULL;
+  INSERT OR IGNORE INTO artifacts_v3 (id, task_id, seq)
+    SELECT a.id, a.task_id, e.value ->> '$.seq'
+    FROM events, json_each(events.body) e
+    JOIN artifacts a ON a.id = e.value ->> '$.artifact.id' AND a.task_id = events.task_id
+    WHERE instr(events.body, '"kind":"artifact"') > 0 AND e.value ->> '$.kind' = 'artifact';
   DROP TABLE artifacts;
   ALTER TABLE artifacts_v3 RENAME TO artifacts;
   `,
