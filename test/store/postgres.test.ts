@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { isSwitchboardError } from '../../src/model/errors.ts'
+import type { TaskEvent } from '../../src/model/events.ts'
+import { applyEvent } from '../../src/model/fold.ts'
+import { nowIso } from '../../src/model/time.ts'
 import { createSwitchboard } from '../../src/server/server.ts'
 import { quoteSchema } from '../../src/store/postgres/db.ts'
 import { migrate } from '../../src/store/postgres/migrate.ts'
@@ -208,8 +211,8 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
     })
   })
 
-  describe('migration 6: one events row per write', () => {
-    it('reads the per-event rows of a version 5 schema as batches of one, and appends after them', async () => {
+  describe('migrations 6 and 8: one events row per write; artifact rows lead to their events', () => {
+    it('reads the per-event rows of a version 5 schema as batches of one, finds its artifacts, and appends after them', async () => {
       const schema = db.schema()
       const s = quoteSchema(schema)
       const pool = new pg.Pool({ connectionString: db.url })
@@ -218,10 +221,29 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
         await migrate(pool, schema, POSTGRES_MIGRATIONS.slice(0, 5))
         const { task } = await create(store)
         const artifact = textArtifact(task.id)
-        const working = await store.append({
-          taskId: task.id,
-          events: [status('WORKING'), { kind: 'artifact', artifact }],
-        })
+        const working = await store.append({ taskId: task.id, events: [status('WORKING')] })
+        // An artifact as version 5 wrote one: its event, and a row holding a copy of it.
+        const artifactEvent: TaskEvent = { kind: 'artifact', artifact, seq: 4, at: nowIso() }
+        const folded = structuredClone(working.task)
+        applyEvent(folded, artifactEvent)
+        await admin.query(`INSERT INTO ${s}.events (task_id, seq, body) VALUES ($1, 4, $2)`, [
+          task.id,
+          JSON.stringify([artifactEvent]),
+        ])
+        await admin.query(
+          `INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta) VALUES ($1, $2, $3, $4, $5)`,
+          [artifact.id, task.id, SCOPE.tenant, SCOPE.owner, JSON.stringify(artifact)],
+        )
+        await admin.query(`UPDATE ${s}.tasks SET version = 4, snapshot = $2 WHERE id = $1`, [
+          task.id,
+          JSON.stringify(folded),
+        ])
+        // A row with no artifact event, which no store wrote: 8 drops it.
+        const orphan = textArtifact(task.id)
+        await admin.query(
+          `INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta) VALUES ($1, $2, $3, $4, $5)`,
+          [orphan.id, task.id, SCOPE.tenant, SCOPE.owner, JSON.stringify(orphan)],
+        )
         // Version 5 kept one row per event: put the rows this store wrote back into that shape.
         await admin.query(
           `WITH batches AS (DELETE FROM ${s}.events RETURNING task_id, body)
@@ -239,8 +261,10 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
           events.map((e) => e.seq),
           [1, 2, 3, 4],
         )
-        assert.deepEqual(events.slice(2), working.events)
+        assert.deepEqual(events.slice(2), [...working.events, artifactEvent])
         assert.deepEqual(await store.readEvents(task.id, 2, 1), [working.events[0]])
+        assert.deepEqual(await store.getArtifact(SCOPE, artifact.id), { artifact })
+        assert.equal(await store.getArtifact(SCOPE, orphan.id), undefined)
         // Each row keeps its text as written, now inside an array of one.
         const migrated = await admin.query(`SELECT body::text AS body FROM ${s}.events ORDER BY seq`)
         assert.deepEqual(
@@ -248,7 +272,7 @@ describe('PostgreSQL store', { skip: pgSkip }, () => {
           v5.rows.map((r) => `[${r.body}]`),
         )
         const done = await store.append({ taskId: task.id, events: [completed] })
-        assert.deepEqual(await store.readEvents(task.id, 3), [working.events[1], ...done.events])
+        assert.deepEqual(await store.readEvents(task.id, 3), [artifactEvent, ...done.events])
         assert.deepEqual(await store.getTask(SCOPE, task.id), done.task)
         // Retention finds the artifact of a migrated row.
         assert.equal(

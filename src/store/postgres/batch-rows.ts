@@ -8,7 +8,6 @@ const JSON_COLUMNS = [
   'c_snapshots',
   'a_snapshots',
   'e_bodies',
-  'r_metas',
   'p_targets',
   'd_targets',
   'd_events',
@@ -53,9 +52,7 @@ export class BatchRows {
     e_bodies: [] as string[],
     r_ids: [] as string[],
     r_tasks: [] as string[],
-    r_tenants: [] as string[],
-    r_owners: [] as string[],
-    r_metas: [] as string[],
+    r_seqs: [] as number[],
     r_bytes: [] as (Uint8Array | null)[],
     p_tasks: [] as string[],
     p_ids: [] as string[],
@@ -139,9 +136,7 @@ export class BatchRows {
     for (const artifact of artifacts) {
       r.r_ids.push(artifact.id)
       r.r_tasks.push(task.id)
-      r.r_tenants.push(tenant)
-      r.r_owners.push(owner)
-      r.r_metas.push(artifact.meta)
+      r.r_seqs.push(artifact.seq)
       r.r_bytes.push(artifact.bytes)
     }
     for (const config of configs) {

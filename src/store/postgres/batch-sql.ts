@@ -90,10 +90,9 @@ const commitBatchSql = (s: string, shape: BatchShape): string => {
      )`)
   if (shape.artifacts)
     parts.push(`artifacts AS (
-       INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta, bytes)
-       SELECT r.id, r.task_id, r.tenant, r.owner, r.meta, r.bytes
-       FROM unnest(:r_ids::text[], :r_tasks::text[], :r_tenants::text[], :r_owners::text[], ${splitDocuments('r_metas')},
-                   :r_bytes::bytea[]) AS r(id, task_id, tenant, owner, meta, bytes)
+       INSERT INTO ${s}.artifacts (id, task_id, seq, bytes)
+       SELECT r.id, r.task_id, r.seq, r.bytes
+       FROM unnest(:r_ids::text[], :r_tasks::text[], :r_seqs::int[], :r_bytes::bytea[]) AS r(id, task_id, seq, bytes)
        WHERE r.task_id IN (SELECT id FROM written)
      )`)
   if (shape.configs)

@@ -150,4 +150,25 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   ALTER TABLE ${s}.push_configs DROP CONSTRAINT IF EXISTS push_configs_task_id_fkey;
   ALTER TABLE ${s}.deliveries DROP CONSTRAINT IF EXISTS deliveries_task_id_fkey;
   `,
+  /*
+   * 8: an artifact row is the way to its artifact event (the task and the event's seq) and its
+   * file bytes, no longer a copy of the artifact with its task's tenant and owner: the artifact's
+   * JSON was written in the event, in the snapshot and here. Each row's seq is its artifact
+   * event's, from one pass over the events rows that hold an artifact event; a row with none (none
+   * can be: the store writes both in one statement) could not be read, and is dropped. The
+   * previous version's code writes the dropped columns: stop it before the first new replica.
+   */
+  (s) => `
+  ALTER TABLE ${s}.artifacts ADD COLUMN seq integer;
+  UPDATE ${s}.artifacts a SET seq = found.seq
+    FROM (
+      SELECT events.task_id, e.value->'artifact'->>'id' AS id, (e.value->>'seq')::integer AS seq
+      FROM ${s}.events, json_array_elements(events.body) AS e(value)
+      WHERE strpos(events.body::text, '"kind":"artifact"') > 0 AND e.value->>'kind' = 'artifact'
+    ) found
+    WHERE found.id = a.id AND found.task_id = a.task_id;
+  DELETE FROM ${s}.artifacts WHERE seq IS NULL;
+  ALTER TABLE ${s}.artifacts ALTER COLUMN seq SET NOT NULL,
+    DROP COLUMN tenant, DROP COLUMN owner, DROP COLUMN meta;
+  `,
 ]

@@ -1,6 +1,5 @@
 import type { Tracer } from '@opentelemetry/api'
 import pg from 'pg'
-import type { Artifact } from '../../model/artifacts.ts'
 import { SwitchboardError } from '../../model/errors.ts'
 import type { TaskEvent } from '../../model/events.ts'
 import { newId } from '../../model/ids.ts'
@@ -209,14 +208,18 @@ export class PostgresStore implements Store {
   }
 
   async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {
-    const { rows } = await run<{ meta: Artifact; bytes: Buffer | null; tenant: string; owner: string }>(
-      this.#pool,
-      this.#tasks.artifact,
-      { id: artifactId },
-    )
+    const { rows } = await run<{
+      seq: number
+      bytes: Buffer | null
+      tenant: string
+      owner: string
+      body: TaskEvent[] | null
+    }>(this.#pool, this.#tasks.artifact, { id: artifactId })
     const row = rows[0]
-    if (!row || !visible(row, scope)) return undefined
-    const stored: StoredArtifact = { artifact: row.meta }
+    if (!row || row.body === null || !visible(row, scope)) return undefined
+    const event = row.body.find((e) => e.seq === row.seq)
+    if (event?.kind !== 'artifact' || event.artifact.id !== artifactId) return undefined
+    const stored: StoredArtifact = { artifact: event.artifact }
     if (row.bytes !== null) stored.bytes = row.bytes
     return stored
   }

@@ -19,10 +19,8 @@ CREATE TABLE switchboard.api_keys (
 CREATE TABLE switchboard.artifacts (
     id text NOT NULL,
     task_id text NOT NULL,
-    tenant text NOT NULL,
-    owner text NOT NULL,
-    meta json NOT NULL,
-    bytes bytea
+    bytes bytea,
+    seq integer NOT NULL
 );
 
 CREATE TABLE switchboard.deliveries (

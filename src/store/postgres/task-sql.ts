@@ -114,9 +114,9 @@ export const taskSql = (s: string) => ({
     'sb_commit_append',
     `WITH events AS (${INSERT_EVENTS(s)}),
      artifacts AS (
-       INSERT INTO ${s}.artifacts (id, task_id, tenant, owner, meta, bytes)
-       SELECT a.id, :task_id, :tenant, :owner, a.meta, a.bytes
-       FROM unnest(:artifact_ids::text[], ${splitDocuments('artifact_metas')}, :artifact_bytes::bytea[]) AS a(id, meta, bytes)
+       INSERT INTO ${s}.artifacts (id, task_id, seq, bytes)
+       SELECT a.id, :task_id, a.seq, a.bytes
+       FROM unnest(:artifact_ids::text[], :artifact_seqs::int[], :artifact_bytes::bytea[]) AS a(id, seq, bytes)
      ),
      configs AS (${INSERT_CONFIGS(s)}),
      deliveries AS (${INSERT_DELIVERIES(s)}),
@@ -159,7 +159,13 @@ export const taskSql = (s: string) => ({
   /** The versions of some tasks: where a bus that missed notes while reconnecting catches up from. */
   versions: statement('sb_versions', `SELECT id, version FROM ${s}.tasks WHERE id = ANY(:ids::text[])`),
 
-  artifact: statement('sb_artifact', `SELECT meta, bytes, tenant, owner FROM ${s}.artifacts WHERE id = :id`),
+  /** An artifact row leads to its artifact event: the events row holding seq is the first keyed at or after it. */
+  artifact: statement(
+    'sb_artifact',
+    `SELECT a.seq, a.bytes, t.tenant, t.owner,
+       (SELECT body FROM ${s}.events e WHERE e.task_id = a.task_id AND e.seq >= a.seq ORDER BY e.seq LIMIT 1) AS body
+     FROM ${s}.artifacts a JOIN ${s}.tasks t ON t.id = a.task_id WHERE a.id = :id`,
+  ),
 })
 
 export type TaskSql = ReturnType<typeof taskSql>

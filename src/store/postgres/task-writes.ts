@@ -179,7 +179,8 @@ export interface AppendPlan {
   events: TaskEvent[]
   /** The folded task, as the row's snapshot. */
   snapshot: string
-  artifacts: { id: string; meta: string; bytes: Uint8Array | null }[]
+  /** Each artifact's row: its id, its event's seq and its file bytes (the artifact is in the event). */
+  artifacts: { id: string; seq: number; bytes: Uint8Array | null }[]
   /** Configs that come with the append. */
   added: { id: string; target: PushTarget }[]
   outbox: OutboxRows
@@ -211,7 +212,7 @@ export const planAppend = (
     events.push(event)
     if (event.kind === 'artifact') {
       const bytes = request.blobs?.get(event.artifact.id) ?? null
-      artifacts.push({ id: event.artifact.id, meta: JSON.stringify(event.artifact), bytes })
+      artifacts.push({ id: event.artifact.id, seq: event.seq, bytes })
     }
     // Most chunks notify nobody: the task is written out only for an event that may.
     if (notified.length > 0 && mayNotify(event)) outbox.add(notified, event, JSON.stringify(task))
@@ -252,7 +253,7 @@ export const appendEvents = async (ctx: WriteContext, request: AppendRequest): P
       owner,
       ...eventsRow(events),
       artifact_ids: artifacts.map((a) => a.id),
-      artifact_metas: joinDocuments(artifacts.map((a) => a.meta)),
+      artifact_seqs: artifacts.map((a) => a.seq),
       artifact_bytes: artifacts.map((a) => a.bytes),
       config_ids: added.map((c) => c.id),
       config_targets: joinDocuments(added.map((c) => JSON.stringify(c.target))),
