@@ -61,8 +61,10 @@ export interface Store {
   readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEvent[]>
 
   /**
-   * The artifact as recorded by its `artifact` event. A streamed one's row stays as it opened: its
-   * chunks are events only, and the task (the fold) holds the text.
+   * The artifact as recorded by its `artifact` event, with its file bytes, if the scope may see
+   * its task. A streamed one is as it opened: its chunks are events only, and the task (the fold)
+   * holds the text. The SQL stores keep no copy of the artifact beside the event: an artifact's row
+   * is its task, its event's seq and its bytes.
    */
   getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined>
 
