@@ -8,7 +8,7 @@ import {
   type PushTarget,
 } from '../model/push.ts'
 import type { Scope, Task } from '../model/task.ts'
-import type { ApiKey } from './contract.ts'
+import type { ApiKey, StoredArtifact } from './contract.ts'
 
 /**
  * Row mapping shared by the backends. They differ only in column types: SQLite keeps JSON as text
@@ -32,6 +32,33 @@ export type JsonColumn<Json> = (value: Json) => unknown
 export const visible = (row: { tenant: string; owner: string }, scope: Scope | undefined): boolean =>
   scope === undefined ||
   (row.tenant === scope.tenant && (scope.owner === undefined || row.owner === scope.owner))
+
+/**
+ * What an artifact's read finds: its task's scope, its file bytes, its event's seq and the events
+ * row holding that event (null when there is none, which no store writes).
+ */
+export interface ArtifactRow<Json> {
+  seq: number
+  tenant: string
+  owner: string
+  bytes: Uint8Array | null
+  body: Json | null
+}
+
+/** The artifact as its event recorded it, if the scope may see its task. */
+export const storedArtifactOf = <Json>(
+  row: ArtifactRow<Json> | undefined,
+  artifactId: string,
+  scope: Scope,
+  json: JsonColumn<Json>,
+): StoredArtifact | undefined => {
+  if (!row || row.body === null || !visible(row, scope)) return undefined
+  const event = (json(row.body) as TaskEvent[]).find((e) => e.seq === row.seq)
+  if (event?.kind !== 'artifact' || event.artifact.id !== artifactId) return undefined
+  const stored: StoredArtifact = { artifact: event.artifact }
+  if (row.bytes !== null) stored.bytes = row.bytes
+  return stored
+}
 
 /** A row of the events table: the events of one append (or a task's opening), in one JSON array. */
 export interface EventRow<Json> {

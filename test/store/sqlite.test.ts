@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import type BetterSqlite3 from 'better-sqlite3'
 import { isSwitchboardError } from '../../src/model/errors.ts'
 import type { TaskEvent } from '../../src/model/events.ts'
 import { fold } from '../../src/model/fold.ts'
 import { newId } from '../../src/model/ids.ts'
+import type { Task } from '../../src/model/task.ts'
 import { openingEvents } from '../../src/store/opening.ts'
 import { SqliteDatabase as Database } from '../../src/store/sqlite/driver.ts'
 import { migrate } from '../../src/store/sqlite/migrate.ts'
@@ -24,6 +26,30 @@ storeContract('sqlite', async () => {
   n += 1
   return new SqliteStore({ filename: join(dir, `store-${n}.db`) })
 })
+
+/** A task row as versions 1 to 5 wrote it (with its idempotency key, which 6 moved to a table of its own). */
+const insertTaskRow = (
+  db: BetterSqlite3.Database,
+  task: Task,
+  idempotencyKey: string | null = null,
+): void => {
+  db.prepare(
+    `INSERT INTO tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at, idempotency_key, snapshot)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    task.id,
+    task.tenant,
+    task.owner,
+    task.agent,
+    task.contextId,
+    task.state,
+    task.version,
+    task.createdAt,
+    task.statusAt,
+    idempotencyKey,
+    JSON.stringify(task),
+  )
+}
 
 describe('sqlite migrations', () => {
   it('a version 1 database: 2 moves its artifacts (metadata and file bytes), 3 its events, 7 leads each artifact to its event; the store serves them', async () => {
@@ -68,21 +94,7 @@ describe('sqlite migrations', () => {
     const orphan = { ...text, id: newId() }
     insert.run(orphan.id, 't-1', scope.tenant, scope.owner, JSON.stringify(orphan), null)
     const task = fold(header({ id: 't-1', ...scope }), events as TaskEvent[])
-    v1.prepare(
-      `INSERT INTO tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at, snapshot)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      task.id,
-      scope.tenant,
-      scope.owner,
-      task.agent,
-      task.contextId,
-      task.state,
-      task.version,
-      task.createdAt,
-      task.statusAt,
-      JSON.stringify(task),
-    )
+    insertTaskRow(v1, task)
     v1.close()
 
     const store = new SqliteStore({ filename })
@@ -140,22 +152,7 @@ describe('sqlite migration 6: idempotency keys', () => {
     const createdAt = new Date(Date.now() - 60_000).toISOString()
     const events = openingEvents({ header: header(), input: { n: 1 } }, createdAt)
     const task = fold(header({ createdAt }), events)
-    v5.prepare(
-      `INSERT INTO tasks (id, tenant, owner, agent, context_id, state, version, created_at, status_at, idempotency_key, snapshot)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      task.id,
-      task.tenant,
-      task.owner,
-      task.agent,
-      task.contextId,
-      task.state,
-      task.version,
-      task.createdAt,
-      task.statusAt,
-      'clawpedia:k-1',
-      JSON.stringify(task),
-    )
+    insertTaskRow(v5, task, 'clawpedia:k-1')
     v5.prepare('INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)').run(
       task.id,
       2,

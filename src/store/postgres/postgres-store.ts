@@ -26,12 +26,13 @@ import type {
 } from '../contract.ts'
 import {
   type ApiKeyRow,
+  type ArtifactRow,
   type EventRow,
   eventsOfRows,
+  storedArtifactOf,
   toApiKey,
   toDelivery,
   toPushConfig,
-  visible,
 } from '../rows.ts'
 import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
@@ -208,20 +209,8 @@ export class PostgresStore implements Store {
   }
 
   async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {
-    const { rows } = await run<{
-      seq: number
-      bytes: Buffer | null
-      tenant: string
-      owner: string
-      body: TaskEvent[] | null
-    }>(this.#pool, this.#tasks.artifact, { id: artifactId })
-    const row = rows[0]
-    if (!row || row.body === null || !visible(row, scope)) return undefined
-    const event = row.body.find((e) => e.seq === row.seq)
-    if (event?.kind !== 'artifact' || event.artifact.id !== artifactId) return undefined
-    const stored: StoredArtifact = { artifact: event.artifact }
-    if (row.bytes !== null) stored.bytes = row.bytes
-    return stored
+    const { rows } = await run<ArtifactRow<unknown>>(this.#pool, this.#tasks.artifact, { id: artifactId })
+    return storedArtifactOf(rows[0], artifactId, scope, parsed)
   }
 
   // ── execution leases ──────────────────────────────────────────────────────

@@ -23,7 +23,16 @@ import type {
   Store,
   StoredArtifact,
 } from '../contract.ts'
-import { type ApiKeyRow, eventsOfRows, toApiKey, toDelivery, toPushConfig, visible } from '../rows.ts'
+import {
+  type ApiKeyRow,
+  type ArtifactRow,
+  eventsOfRows,
+  storedArtifactOf,
+  toApiKey,
+  toDelivery,
+  toPushConfig,
+  visible,
+} from '../rows.ts'
 import { type OnDemandIndex, onDemandIndexSql } from '../task-indexes.ts'
 import { type ApiKeySql, apiKeySql } from './api-key-sql.ts'
 import { Checkpointer } from './checkpointer.ts'
@@ -134,15 +143,8 @@ export class SqliteStore implements Store {
   }
 
   async getArtifact(scope: Scope, artifactId: string): Promise<StoredArtifact | undefined> {
-    const row = this.#tasks.artifact.get(artifactId) as
-      | { seq: number; tenant: string; owner: string; bytes: Buffer | null; body: string | null }
-      | undefined
-    if (!row || row.body === null || !visible(row, scope)) return undefined
-    const event = (JSON.parse(row.body) as TaskEvent[]).find((e) => e.seq === row.seq)
-    if (event?.kind !== 'artifact' || event.artifact.id !== artifactId) return undefined
-    const stored: StoredArtifact = { artifact: event.artifact }
-    if (row.bytes !== null) stored.bytes = row.bytes
-    return stored
+    const row = this.#tasks.artifact.get(artifactId) as ArtifactRow<string> | undefined
+    return storedArtifactOf(row, artifactId, scope, JSON.parse)
   }
 
   // ── execution leases ──────────────────────────────────────────────────────
