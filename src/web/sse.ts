@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import type { CallerSignal } from '../engine/caller-signal.ts'
 import { SwitchboardError } from '../model/errors.ts'
+import type { JsonText } from '../model/json.ts'
 import { TransientMap } from '../model/transient-map.ts'
 
 /**
@@ -47,23 +48,17 @@ export interface SseFrame {
   /** The SSE `id:` (the task's event sequence). */
   id?: number
   event?: string
-  /** One line of JSON (JSON.stringify never emits raw newlines). */
-  data: string
+  /** JSON text: one line, so one `data:` line, written as it is (no frame's data is scanned). */
+  data: JsonText
 }
 
 const encode = (frame: SseFrame): string => {
-  let out = ''
-  if (frame.id !== undefined) out += `id: ${frame.id}\n`
+  let out = frame.id === undefined ? '' : `id: ${frame.id}\n`
   if (frame.event !== undefined) {
     if (/[\r\n]/.test(frame.event)) throw new TypeError('an SSE event name cannot contain a line break')
     out += `event: ${frame.event}\n`
   }
-  if (/[\r\n]/.test(frame.data)) {
-    for (const line of frame.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`
-  } else {
-    out += `data: ${frame.data}\n`
-  }
-  return `${out}\n`
+  return `${out}data: ${frame.data}\n\n`
 }
 
 /** Told once when a stream's connection closes (the client went away, or the stream ended). */

@@ -13,6 +13,7 @@ import pino from 'pino'
 import { a2aFailure } from '../../src/dialects/a2a/errors.ts'
 import { followedCopy, type StreamEncoding, serveStream } from '../../src/dialects/a2a/stream.ts'
 import { DONE, PENDING, type Pullable, type Pulled, type Waker } from '../../src/engine/pull.ts'
+import { jsonText } from '../../src/model/json.ts'
 import type { Task } from '../../src/model/task.ts'
 import type { ServerContext } from '../../src/web/context.ts'
 import { Heartbeats } from '../../src/web/sse.ts'
@@ -48,9 +49,9 @@ class ListItems implements AsyncIterableIterator<Item> {
 const encoding: StreamEncoding<Item> = {
   encode(item) {
     if (item.text === 'unwritable') throw a2aFailure('InternalError', 'cannot encode this item')
-    return JSON.stringify({ text: item.text })
+    return jsonText({ text: item.text })
   },
-  encodeError: (failure) => ({ event: 'error', data: JSON.stringify({ error: failure.kind }) }),
+  encodeError: (failure) => ({ event: 'error', data: jsonText({ error: failure.kind }) }),
 }
 
 const serve = async (items: ListItems): Promise<{ body: string; answer: unknown }> => {

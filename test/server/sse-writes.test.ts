@@ -6,6 +6,8 @@ import assert from 'node:assert/strict'
 import { createServer, request, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { createParser } from 'eventsource-parser'
+import { jsonText } from '../../src/model/json.ts'
 import { Heartbeats, SseStream } from '../../src/web/sse.ts'
 
 /** What reached the socket, one entry per write call (a corked batch is one `_writev`). */
@@ -68,10 +70,10 @@ describe('the socket writes of an SSE stream', () => {
   it('sends the head with the frames of its tick, and the end of the body with the last frames', async () => {
     script = async (stream) => {
       stream.open()
-      stream.send({ id: 1, data: '{"first":true}' })
+      stream.send({ id: 1, data: jsonText({ first: true }) })
       await anotherTick()
-      stream.send({ id: 2, data: '{"n":2}' })
-      stream.send({ id: 3, data: '{"n":3}' })
+      stream.send({ id: 2, data: jsonText({ n: 2 }) })
+      stream.send({ id: 3, data: jsonText({ n: 3 }) })
       stream.end()
     }
     const body = await get()
@@ -83,11 +85,45 @@ describe('the socket writes of an SSE stream', () => {
     assert.match(closing!, /id: 2\n[\s\S]*id: 3\n[\s\S]*0\r\n\r\n$/)
   })
 
+  it('writes a value holding line breaks as one data line, read back whole', async () => {
+    const value = { text: 'CRLF\r\nCR\rLF\nLS\u2028PS\u2029end' }
+    script = (stream) => {
+      stream.open()
+      stream.send({ id: 7, data: jsonText(value) })
+      stream.end()
+    }
+    const body = await get()
+    assert.equal(body.match(/^data: /gm)?.length, 1, body)
+    assert.doesNotMatch(body.slice(0, -2), /\r|\n\n/, 'no line break inside the frame')
+    const read: { id?: string; data: string }[] = []
+    const parser = createParser({ onEvent: (event) => read.push(event) })
+    parser.feed(body)
+    assert.equal(read.length, 1)
+    assert.equal(read[0]!.id, '7')
+    assert.deepEqual(JSON.parse(read[0]!.data), value)
+  })
+
+  it('refuses an event name holding a line break: it would start a field of its own', async () => {
+    let refused: unknown
+    script = (stream) => {
+      stream.open()
+      try {
+        stream.send({ event: 'status\nid: 99', data: jsonText({}) })
+      } catch (error) {
+        refused = error
+      }
+      stream.end()
+    }
+    const body = await get()
+    assert.match(String(refused), /cannot contain a line break/)
+    assert.equal(body, '')
+  })
+
   it('writes the frames of one tick as one chunk of the body', async () => {
     script = async (stream) => {
       stream.open()
       await anotherTick()
-      for (let n = 1; n <= 12; n++) stream.send({ id: n, data: `{"n":${n}}` })
+      for (let n = 1; n <= 12; n++) stream.send({ id: n, data: jsonText({ n }) })
       stream.end()
     }
     const body = await get()
@@ -98,7 +134,7 @@ describe('the socket writes of an SSE stream', () => {
   })
 
   it('holds the frames of a tick up to a socket buffer only: past it they go, and report it full', async () => {
-    const frame = { data: JSON.stringify({ text: 'x'.repeat(1000) }) }
+    const frame = { data: jsonText({ text: 'x'.repeat(1000) }) }
     let accepted = 0
     // The socket buffer's size: 16 KiB before Node 22, 64 KiB from it.
     let frames = 0

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CallerSignal } from '../../engine/caller-signal.ts'
 import { SwitchboardError } from '../../model/errors.ts'
+import type { JsonText } from '../../model/json.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal, lastEventId, type SseFrame } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure, jsonRpcError, toA2aFailure } from './errors.ts'
@@ -97,7 +98,7 @@ class JsonRpcStreamEncoding<T> implements StreamEncoding<T> {
     this.#version = version
   }
 
-  encode(item: T): string {
+  encode(item: T): JsonText {
     return encodeJsonRpcResult(this.#id, this.#version.resultOf(item))
   }
 

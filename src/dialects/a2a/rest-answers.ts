@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CallerSignal } from '../../engine/caller-signal.ts'
+import { type JsonText, jsonText } from '../../model/json.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { disconnectSignal } from '../../web/sse.ts'
 import { type A2aFailure, a2aFailure } from './errors.ts'
@@ -20,7 +21,7 @@ export interface RestAnswerVersion {
   errorStatus: (failure: A2aFailure) => number
   errorBody: (failure: A2aFailure) => unknown
   /** A stream item's event data. */
-  encode: (response: StreamResponse) => string
+  encode: (response: StreamResponse) => JsonText
 }
 
 /**
@@ -31,7 +32,7 @@ export const restAnswers = (server: ServerContext, version: RestAnswerVersion) =
   // One for every stream of this version: it depends on nothing of the request.
   const encoding: StreamEncoding<StreamItem> = {
     encode: (item) => version.encode(item.response),
-    encodeError: (failure) => ({ event: 'error', data: JSON.stringify(version.errorBody(failure)) }),
+    encodeError: (failure) => ({ event: 'error', data: jsonText(version.errorBody(failure)) }),
   }
   return {
     send: (reply: FastifyReply, body: unknown, status = 200) =>

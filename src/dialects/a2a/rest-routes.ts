@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SwitchboardError } from '../../model/errors.ts'
+import { jsonText } from '../../model/json.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { lastEventId } from '../../web/sse.ts'
 import { restErrorBody, toA2aFailure } from './errors.ts'
@@ -74,7 +75,7 @@ export const a2aRestRoutes = async (
     contentType: typeOf,
     errorStatus: (failure) => failure.httpStatus,
     errorBody: restErrorBody,
-    encode: (response) => JSON.stringify(response),
+    encode: jsonText,
   })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
     const params = withTenant(request, { id })

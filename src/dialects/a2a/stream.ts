@@ -10,6 +10,7 @@ import {
   PulledIterator,
   type Waker,
 } from '../../engine/pull.ts'
+import type { JsonText } from '../../model/json.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { ServerContext } from '../../web/context.ts'
@@ -157,7 +158,7 @@ export interface ServeStreamOptions<T extends { id?: number } = StreamItem> {
  */
 export interface StreamEncoding<T> {
   /** The `data:` of an item in this binding's envelope. */
-  encode(item: T): string
+  encode(item: T): JsonText
   /** The frame reporting a failure after the stream has started. */
   encodeError(failure: A2aFailure): SseFrame
 }

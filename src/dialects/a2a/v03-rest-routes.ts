@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
+import { jsonText } from '../../model/json.ts'
 import { isTerminal, type TaskState } from '../../model/states.ts'
 import type { ServerContext } from '../../web/context.ts'
 import { lastEventId } from '../../web/sse.ts'
@@ -121,7 +122,7 @@ export const a2aV03RestRoutes = async (
     errorStatus: statusOf,
     // What sdk 0.3.14's client reads: the 0.3 JSON-RPC error object, unwrapped (as over 0.3 JSON-RPC).
     errorBody: v03JsonRpcError,
-    encode: (response) => JSON.stringify(streamResponseToV03(response, isFinal(response))),
+    encode: (response) => jsonText(streamResponseToV03(response, isFinal(response))),
   })
   const subscribe = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
     const operations = ops(request)

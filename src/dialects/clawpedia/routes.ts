@@ -3,6 +3,7 @@ import type { Caller } from '../../engine/engine.ts'
 import type { FollowedEvent } from '../../engine/follow.ts'
 import { contentTypeOf } from '../../model/artifacts.ts'
 import { isSwitchboardError, SwitchboardError } from '../../model/errors.ts'
+import { jsonText } from '../../model/json.ts'
 import type { Task } from '../../model/task.ts'
 import { nowIso } from '../../model/time.ts'
 import { attachment, bodyCheck, uuidParam } from '../../web/body.ts'
@@ -131,7 +132,7 @@ export const clawpediaRoutes = async (
     const stream = new SseStream(reply.raw, server.heartbeats, () => ({
       id: cursor,
       event: 'ping',
-      data: JSON.stringify({ timestamp: nowIso() }),
+      data: jsonText({ timestamp: nowIso() }),
     }))
     stream.open()
     await pipeFrames(
@@ -158,6 +159,6 @@ async function* framesOf(
   for await (const { event, task } of events) {
     const frame = toClawpediaFrame(event, task, agentId)
     sent(event.seq)
-    if (frame) yield { id: event.seq, event: frame.event, data: JSON.stringify(frame.data) }
+    if (frame) yield { id: event.seq, event: frame.event, data: jsonText(frame.data) }
   }
 }

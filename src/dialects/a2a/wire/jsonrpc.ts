@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../../model/events.ts'
-import { isObject } from '../../../model/json.ts'
+import { isObject, type JsonText, jsonText } from '../../../model/json.ts'
 
 /** The JSON-RPC 2.0 envelope the A2A JSON-RPC binding wraps every request and answer in. */
 export type RpcId = string | number | null
@@ -13,11 +13,11 @@ export interface JsonRpcRequest {
 export const encodeJsonRpcRequest = (id: RpcId, method: string, params: JsonObject): string =>
   JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
-export const encodeJsonRpcResult = (id: RpcId, result: unknown): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, result })
+export const encodeJsonRpcResult = (id: RpcId, result: unknown): JsonText =>
+  jsonText({ jsonrpc: '2.0', id, result })
 
-export const encodeJsonRpcError = (id: RpcId, error: unknown): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, error })
+export const encodeJsonRpcError = (id: RpcId, error: unknown): JsonText =>
+  jsonText({ jsonrpc: '2.0', id, error })
 
 /** A request, or why it is not one (with whatever id could be read, for the answer). */
 export const readJsonRpcRequest = (body: unknown): JsonRpcRequest | { id: RpcId; invalid: string } => {
