@@ -1,4 +1,4 @@
-import pino from 'pino'
+import { openSync } from 'node:fs'
 import type { AgentDefinition } from '../../src/agent/define.ts'
 import type { TracingOptions } from '../../src/observability/tracing.ts'
 import { built } from '../harness/build.ts'
@@ -17,9 +17,10 @@ import {
 
 // Switchboard as an application runs it: the package's build (`dist/`, where its `exports` point),
 // which the run makes first (harness/build.ts), as the SDK runs from its own compiled `dist/`.
-const [{ defineAgent }, { createServerLogger }, { createSwitchboard }] = await Promise.all([
+const [{ defineAgent }, { createServerLogger }, { logLines }, { createSwitchboard }] = await Promise.all([
   built<typeof import('../../src/agent/define.ts')>('agent/define.js'),
   built<typeof import('../../src/server/redaction.ts')>('server/redaction.js'),
+  built<typeof import('../../src/server/log-lines.ts')>('server/log-lines.js'),
   built<typeof import('../../src/server/server.ts')>('server/server.js'),
 ])
 
@@ -111,7 +112,7 @@ export const startSwitchboard = async (
     logger: createServerLogger({
       level: 'info',
       authenticators: [],
-      destination: pino.destination({ dest: '/dev/null' }),
+      destination: logLines({ fd: openSync('/dev/null', 'w') }),
       traceIds: options.target === TRACED,
     }),
     port: 0,

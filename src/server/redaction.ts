@@ -3,6 +3,7 @@ import { type DestinationStream, type Logger, pino } from 'pino'
 import type { Authenticator } from '../identity/authenticator.ts'
 import { SwitchboardError } from '../model/errors.ts'
 import { traceLogFields } from '../observability/tracing.ts'
+import { logLines } from './log-lines.ts'
 import type { SwitchboardOptions } from './server.ts'
 
 /** Request headers that carry credentials whatever the configuration. */
@@ -127,7 +128,8 @@ export const credentialCensor = (headers: readonly string[]): ((line: Loggable) 
 }
 
 /**
- * The server's default logger: JSON lines with every credential censored. With `traceIds` (tracing
+ * The server's default logger: JSON lines with every credential censored, to standard output unless
+ * `destination` says where (log-lines.ts: each line written before the call returns). With `traceIds` (tracing
  * on), each line written inside a traced request or run carries its `trace_id` and `span_id`;
  * without, no per-line hook is installed at all.
  */
@@ -144,7 +146,7 @@ export const createServerLogger = (options: {
       formatters: { log: censor },
       ...(options.traceIds && { mixin: traceLogFields }),
     },
-    options.destination,
+    options.destination ?? logLines({ fd: 1 }),
   )
   // pino gives a child's bindings to no formatter: they are censored on the way in. Every
   // descendant inherits this method, since a pino child is an object whose prototype is its parent.
