@@ -7,17 +7,14 @@
  * artifacts runs on a fresh file, the counts alternated for `--rounds` rounds; it prints the
  * process's CPU (every thread: the checkpoint worker too) per task, and the median of the rounds.
  */
-import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { newId } from '../src/model/ids.ts'
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts'
 import { median } from './harness/aggregate.ts'
-import { writeBenchTask } from './servers/floor-switchboard-store.ts'
+import { writeBenchTasks } from './servers/floor-switchboard-store.ts'
 
-const IN_FLIGHT = 16
 const WARMUP_TASKS = 1000
 
 const { values: args } = parseArgs({
@@ -33,33 +30,14 @@ const rounds = Number(args.rounds)
 if (counts.some((n) => !Number.isInteger(n) || n < 0) || !(tasks > 0) || !(rounds > 0))
   throw new Error('--artifacts takes integers ≥ 0, --tasks and --rounds positive numbers')
 
-const streamTask = (store: SqliteStore, artifacts: number): Promise<void> => {
-  const messageId = randomUUID()
-  return writeBenchTask(store, {
-    id: newId(),
-    contextId: newId(),
-    messageId,
-    fingerprint: randomUUID(),
-    artifacts,
-  })
-}
-
-const closedLoop = async (store: SqliteStore, artifacts: number, count: number): Promise<void> => {
-  let started = 0
-  const worker = async (): Promise<void> => {
-    while (started++ < count) await streamTask(store, artifacts)
-  }
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
-}
-
 /** CPU µs per task on a fresh database file. */
 const measure = async (artifacts: number): Promise<number> => {
   const dir = mkdtempSync(join(tmpdir(), 'sb-store-cost-'))
   const store = new SqliteStore({ filename: join(dir, 'switchboard.sqlite') })
   try {
-    await closedLoop(store, artifacts, WARMUP_TASKS)
+    await writeBenchTasks(store, { count: WARMUP_TASKS, artifacts })
     const before = process.cpuUsage()
-    await closedLoop(store, artifacts, tasks)
+    await writeBenchTasks(store, { count: tasks, artifacts })
     const used = process.cpuUsage(before)
     return (used.user + used.system) / tasks
   } finally {

@@ -6,18 +6,15 @@
  * names each frame's page from the `dbstat` table. Every frame is a 4 KiB page written to the
  * WAL at its commit and copied again into the file by a checkpoint: what a task costs the disk.
  */
-import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
-import { newId } from '../src/model/ids.ts'
 import { Checkpointer } from '../src/store/sqlite/checkpointer.ts'
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts'
-import { writeBenchTask } from './servers/floor-switchboard-store.ts'
+import { writeBenchTasks } from './servers/floor-switchboard-store.ts'
 
-const IN_FLIGHT = 16
 const WAL_HEADER_BYTES = 32
 const FRAME_HEADER_BYTES = 24
 
@@ -41,25 +38,11 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-wal-frames-'))
 const file = join(dir, 'switchboard.sqlite')
 try {
   const store = new SqliteStore({ filename: file })
-  const write = async (count: number): Promise<void> => {
-    let started = 0
-    const worker = async (): Promise<void> => {
-      while (started++ < count)
-        await writeBenchTask(store, {
-          id: newId(),
-          contextId: newId(),
-          messageId: randomUUID(),
-          fingerprint: randomUUID(),
-          artifacts,
-        })
-    }
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
-  }
-  await write(warm)
+  await writeBenchTasks(store, { count: warm, artifacts })
   const side = new Database(file)
   side.pragma('wal_checkpoint(TRUNCATE)')
   side.close()
-  await write(tasks)
+  await writeBenchTasks(store, { count: tasks, artifacts })
 
   const wal = readFileSync(`${file}-wal`)
   const reader = new Database(file, { readonly: true })

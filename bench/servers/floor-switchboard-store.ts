@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { buildArtifact } from '../../src/engine/build-artifact.ts'
 import { fingerprintOf } from '../../src/engine/idempotency.ts'
 import { PostgresBus } from '../../src/events/postgres-bus.ts'
 import type { EventBody } from '../../src/model/events.ts'
+import { newId } from '../../src/model/ids.ts'
 import type { Store } from '../../src/store/contract.ts'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
@@ -51,6 +53,29 @@ export const writeBenchTask = async (
   }
   events.push({ kind: 'status', state: 'COMPLETED' })
   await store.append({ taskId: id, events, leaseOwner: RUNNER, releaseLease: true })
+}
+
+/**
+ * `count` bench tasks of `artifacts` each written by a closed loop, 16 at a time so that the group
+ * commit batches as under load, each with new ids and a random messageId and fingerprint (as
+ * clients send them). The store scripts (store-cost.ts, wal-frames.ts) share it.
+ */
+export const writeBenchTasks = async (
+  store: Pick<Store, 'createTask' | 'append'>,
+  options: { count: number; artifacts: number },
+): Promise<void> => {
+  let started = 0
+  const worker = async (): Promise<void> => {
+    while (started++ < options.count)
+      await writeBenchTask(store, {
+        id: newId(),
+        contextId: newId(),
+        messageId: randomUUID(),
+        fingerprint: randomUUID(),
+        artifacts: options.artifacts,
+      })
+  }
+  await Promise.all(Array.from({ length: 16 }, worker))
 }
 
 /**
