@@ -83,7 +83,7 @@ export class SseStream {
   #lastWrite = Date.now()
   #closed = false
   /**
-   * The socket, corked until this tick ends. The socket and not the response: from Node 22 a
+   * The socket, corked until this tick ends (or the opening hold's). The socket and not the response: from Node 22 a
    * corked response holds its chunks itself, and its end() writes the end of the body before them.
    */
   #corked: Socket | null = null
@@ -105,12 +105,16 @@ export class SseStream {
 
   /**
    * Sends the response head; call once, before the first frame. The head leaves when this tick
-   * ends, with the frames written in it (a stream's first item is in one packet with its head).
+   * ends, with the frames written in it (a stream's first item is in one packet with its head);
+   * with `holdTurns`, when that many more turns of the event loop have passed, with the frames
+   * written in them, or with the end of the stream if it comes first.
    * `onClose` is told once when the connection closes (the client went away, or the stream ended):
    * a producer waiting for events learns it there, with no AbortSignal of its own.
    */
-  open(options: { headers?: Record<string, string>; onClose?: CloseListener } = {}): void {
-    this.#corkForTick()
+  open(
+    options: { headers?: Record<string, string>; onClose?: CloseListener; holdTurns?: number } = {},
+  ): void {
+    this.#corkForTick(options.holdTurns ?? 0)
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -183,13 +187,19 @@ export class SseStream {
     return this.#res.write(pending)
   }
 
-  #corkForTick(): void {
+  /** Corks the socket until this tick ends, or until `holdTurns` more turns of the loop have. */
+  #corkForTick(holdTurns = 0): void {
     if (this.#inTick) return
     this.#inTick = true
     this.#lastWrite = Date.now()
     this.#corked = this.#res.socket
     this.#corked?.cork()
-    process.nextTick(() => this.#uncork())
+    if (holdTurns > 0) this.#uncorkAfter(holdTurns)
+    else process.nextTick(() => this.#uncork())
+  }
+
+  #uncorkAfter(turns: number): void {
+    setImmediate(() => (turns > 1 ? this.#uncorkAfter(turns - 1) : this.#uncork()))
   }
 
   #uncork(): void {

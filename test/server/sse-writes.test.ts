@@ -176,6 +176,41 @@ describe('the socket writes of an SSE stream', () => {
     release()
   })
 
+  it('holds the head, when asked, through the turns given: what they wrote leaves in one write', async () => {
+    script = async (stream) => {
+      // As a run's first batch is: queued for the next turn before the stream opens, then for the one after.
+      const nextTurn = anotherTick()
+      stream.open({ holdTurns: 2 })
+      stream.send({ id: 1, data: jsonText({ first: true }) })
+      await nextTurn
+      stream.send({ id: 2, data: jsonText({ n: 2 }) })
+      await anotherTick()
+      stream.send({ id: 3, data: jsonText({ n: 3 }) })
+      stream.end()
+    }
+    const body = await get()
+    assert.equal(body, 'id: 1\ndata: {"first":true}\n\nid: 2\ndata: {"n":2}\n\nid: 3\ndata: {"n":3}\n\n')
+    assert.equal(writes.length, 1, `one write, not ${JSON.stringify(writes)}`)
+    assert.match(writes[0]!.join(''), /^HTTP\/1\.1 200 OK\r\n[\s\S]*id: 1\n[\s\S]*id: 3\n[\s\S]*0\r\n\r\n$/)
+  })
+
+  it('sends the held head and frames once the turns are over, and what comes later apart', async () => {
+    script = async (stream) => {
+      stream.open({ holdTurns: 2 })
+      stream.send({ id: 1, data: jsonText({ first: true }) })
+      await anotherTick()
+      await anotherTick()
+      await anotherTick()
+      stream.send({ id: 2, data: jsonText({ n: 2 }) })
+      stream.end()
+    }
+    const body = await get()
+    assert.equal(body, 'id: 1\ndata: {"first":true}\n\nid: 2\ndata: {"n":2}\n\n')
+    assert.equal(writes.length, 2, `two writes, not ${JSON.stringify(writes)}`)
+    assert.match(writes[0]!.join(''), /^HTTP\/1\.1 200 OK\r\n[\s\S]*id: 1\n/)
+    assert.match(writes[1]!.join(''), /id: 2\n[\s\S]*0\r\n\r\n$/)
+  })
+
   it('ends an idle stream with one write', async () => {
     script = async (stream) => {
       stream.open()

@@ -163,6 +163,17 @@ export interface StreamEncoding<T> {
   encodeError(failure: A2aFailure): SseFrame
 }
 
+/**
+ * How long an A2A stream's head and first item wait for the items that follow, in turns of the
+ * event loop. A run whose agent writes at once has its first events committed two turns after it
+ * starts: its batch yields one (engine/run.ts), the SQLite group commit another (store/sqlite/db.ts);
+ * one more, so that it does not matter whether the run or the stream was scheduled first in a
+ * turn. Held that long, a quick task's whole stream is one socket write instead of two
+ * (bench/README.md, _One write a stream_); a stream whose events come later gets its first item
+ * three turns later.
+ */
+export const OPENING_HOLD_TURNS = 3
+
 const pingComment = (): string => ': ping\n\n'
 /** A return() that fails has failed the stream's own pull already: StreamPump reports that. */
 const ignore = (): void => {}
@@ -183,7 +194,7 @@ export const serveStream = <T extends { id?: number }>(options: ServeStreamOptio
   const source = isPullable<T>(items) ? items : new PulledIterator(items)
   const pump = new StreamPump({ stream, items: source, encoding: options.encoding, server })
   // A client that goes away ends the items at once, even while they wait for the task's next event.
-  stream.open({ onClose: pump })
+  stream.open({ onClose: pump, holdTurns: OPENING_HOLD_TURNS })
   pump.wake()
 }
 
