@@ -146,9 +146,9 @@ const appendQuiet = (
   const listened = configs.length > 0 && events.some((e) => configs.some((c) => notifies(c.target, e)))
   const task = listened ? readTask(ctx.tasks, request.taskId) : undefined
   insertEvents(ctx, request.taskId, events)
+  insertArtifacts(ctx, request.taskId, events, request.blobs)
   let outbox = 0
   for (const event of events) {
-    if (event.kind === 'artifact') insertArtifact(ctx, request.taskId, event, request.blobs)
     if (task) {
       applyEvent(task, event)
       // Most chunks notify nobody: the task is written out only for an event that may.
@@ -207,11 +207,11 @@ const appendFolded = (
     const event = stampEvent(body, task.version + 1, at)
     applyEvent(task, event)
     events.push(event)
-    if (event.kind === 'artifact') insertArtifact(ctx, task.id, event, request.blobs)
     if (configs.length > 0 && mayNotify(event))
       outbox += enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
   }
   insertEvents(ctx, task.id, events)
+  insertArtifacts(ctx, task.id, events, request.blobs)
   const release = request.releaseLease === true && request.leaseOwner !== undefined
   const runPending = runPendingAfter(task.state, { requestRun: request.requestRun === true, release })
   const updated = ctx.tasks.updateTask.run(
@@ -260,20 +260,43 @@ const pushConfigsOf = (ctx: WriteContext, taskId: string): PushConfig[] =>
     toPushConfig(taskId, row, JSON.parse),
   )
 
+/** The statements that insert artifact rows, the most rows first. */
+const ARTIFACT_INSERTS = [
+  [16, 'insertArtifacts16'],
+  [8, 'insertArtifacts8'],
+  [4, 'insertArtifacts4'],
+  [2, 'insertArtifacts2'],
+  [1, 'insertArtifacts1'],
+] as const
+
 /**
  * An artifact's row is its id, its task and its event's seq: the artifact itself is in the event
- * (and the snapshot), where getArtifact reads it. Its tenant and owner are the task's.
+ * (and the snapshot), where getArtifact reads it. Its tenant and owner are the task's. The rows of
+ * an append go in by powers of two, one statement each: a statement's run costs about as much as
+ * the row it inserts (bench/README.md, _Artifact rows in one statement_).
  */
-const insertArtifact = (
+const insertArtifacts = (
   ctx: WriteContext,
   taskId: string,
-  event: TaskEvent & { kind: 'artifact' },
+  events: readonly TaskEvent[],
   blobs: AppendRequest['blobs'],
 ): void => {
-  const { artifact } = event
-  ctx.tasks.insertArtifact.run(artifact.id, taskId, event.seq)
-  const bytes = blobs?.get(artifact.id)
-  if (bytes !== undefined) ctx.tasks.insertArtifactBytes.run(artifact.id, bytes)
+  const rows: (string | number)[] = []
+  for (const event of events) {
+    if (event.kind !== 'artifact') continue
+    const { id } = event.artifact
+    rows.push(id, taskId, event.seq)
+    const bytes = blobs?.get(id)
+    if (bytes !== undefined) ctx.tasks.insertArtifactBytes.run(id, bytes)
+  }
+  let at = 0
+  for (const [count, statement] of ARTIFACT_INSERTS) {
+    const size = 3 * count
+    while (rows.length - at >= size) {
+      ctx.tasks[statement].run(at === 0 && size === rows.length ? rows : rows.slice(at, at + size))
+      at += size
+    }
+  }
 }
 
 const enqueueDeliveries = (

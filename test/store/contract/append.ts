@@ -256,6 +256,32 @@ export const appendCases = (store: CurrentStore): void => {
       assert.equal(await store().getArtifact(SCOPE, newId()), undefined)
     })
 
+    it('stores every artifact of a batch, whatever its size, each found by its id at its own event', async () => {
+      // 1 to 40 artifacts a batch, quiet and folded into the snapshot (an append that brings push
+      // targets, none here, is folded): the SQLite store writes a batch's rows by powers of two,
+      // so each size is its own split.
+      for (const folded of [false, true]) {
+        const task = await workingTask(store())
+        const all = []
+        for (let size = 1; size <= 40; size++) {
+          const artifacts = Array.from({ length: size }, (_, i) => textArtifact(task.id, `${size}.${i}`))
+          const events: EventBody[] = artifacts.map((artifact) => ({ kind: 'artifact', artifact }))
+          const { events: written } = await store().append({
+            taskId: task.id,
+            events,
+            ...(folded && { pushTargets: [] }),
+          })
+          for (const [i, artifact] of artifacts.entries()) {
+            const stored = await store().getArtifact(SCOPE, artifact.id)
+            assert.deepEqual(stored, { artifact }, `artifact ${i} of a batch of ${size}`)
+            assert.equal(written[i]!.kind, 'artifact')
+          }
+          all.push(...artifacts)
+        }
+        assert.deepEqual((await store().getTask(SCOPE, task.id))?.artifacts, all)
+      }
+    })
+
     it('notifies status changes to every config and artifacts to A2A configs only', async () => {
       const { task } = await create(store(), { pushTargets: [CLAWPEDIA, A2A] })
       await store().append({
