@@ -83,8 +83,9 @@ export class SseStream {
   #lastWrite = Date.now()
   #closed = false
   /**
-   * The socket, corked until this tick ends (or the opening hold's). The socket and not the response: from Node 22 a
-   * corked response holds its chunks itself, and its end() writes the end of the body before them.
+   * The socket, corked until this tick ends (or the opening hold's last turn). The socket and not
+   * the response: from Node 22 a corked response holds its chunks itself, and its end() writes the
+   * end of the body before them.
    */
   #corked: Socket | null = null
   /** Whether this tick's flush is scheduled. */

@@ -91,14 +91,23 @@ describe('load across replicas', { skip: pgSkip }, () => {
       `${TASKS} tasks to complete`,
     )
     const completed = Date.now()
+    let lastCounts: unknown
     const outbox = await eventually(
       async () => {
         const { counts } = (await request(`${replicas[2]!.url}/admin/deliveries/stats`)).body
+        lastCounts = counts
         return counts.pending === 0 ? counts : undefined
       },
       WAIT_MS,
       'the outbox to drain',
-    )
+    ).catch((error: unknown) => {
+      // What the replicas logged (warnings and worse: retried and dead deliveries) says why.
+      const logs = replicas.map((r, i) => `replica ${i}:\n${r.output().split('\n').slice(-40).join('\n')}`)
+      throw new Error(
+        `${(error as Error).message}: ${JSON.stringify(lastCounts)} ${Date.now() - completed} ms after ` +
+          `the tasks completed (${completed - submitted} ms after the last was submitted)\n${logs.join('\n')}`,
+      )
+    })
     const drained = Date.now()
     assert.deepEqual(outbox, { pending: 0, delivered: TASKS * 3, dead: 0 })
     const records = await sink.records()
