@@ -10,6 +10,7 @@
  * (read from the server itself before and after each round) and the medians.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { createServer } from 'node:http'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
@@ -88,10 +89,7 @@ if (args.serve !== undefined) {
     const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--serve', kind], {
       stdio: ['ignore', 'pipe', 'inherit'],
     })
-    const [line] = await createInterface({ input: child.stdout! })
-      [Symbol.asyncIterator]()
-      .next()
-      .then((r) => [r.value as string])
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
     const pool = new Pool(`http://127.0.0.1:${Number(line)}`, { connections: CONNECTIONS })
     return { child, pool }
   }
