@@ -129,7 +129,7 @@ export const credentialCensor = (headers: readonly string[]): ((line: Loggable) 
 
 /**
  * The server's default logger: JSON lines with every credential censored, to standard output unless
- * `destination` says where (log-lines.ts: each line written before the call returns). With
+ * `destination` says where (log-lines.ts: a turn's lines written together at its end). With
  * `traceIds` (tracing on), each line written inside a traced request or run carries its `trace_id`
  * and `span_id`; without, no per-line hook is installed at all.
  */
