@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto'
-import canonicalize from 'canonicalize'
+import { canonicalJsonText } from '../model/json.ts'
 import type { IdempotencyKey } from '../store/contract.ts'
 import { LIMITS } from './limits.ts'
 
@@ -19,7 +19,7 @@ export interface Idempotency {
  * `hash` is one native call: a Hash object costs more than the digest of a message this size.
  */
 export const fingerprintOf = (value: unknown): string =>
-  hash('sha256', canonicalize(value) ?? 'null', 'base64url')
+  hash('sha256', canonicalJsonText(value) ?? 'null', 'base64url')
 
 /** The key as the store records it: the fingerprint of the request for this agent, and the window. */
 export const storedKey = (

@@ -1,4 +1,3 @@
-import canonicalize from 'canonicalize'
 import {
   base64url,
   type CryptoKey,
@@ -9,6 +8,7 @@ import {
   type KeyObject,
   type ProtectedHeaderParameters,
 } from 'jose'
+import { canonicalJsonText } from '../../../model/json.ts'
 import type { AgentCardSignature } from './shapes.ts'
 
 /**
@@ -51,7 +51,7 @@ export type TrustedKey = JWK | KeyObject | CryptoKey
 /** The signed bytes of a card: its JCS form without `signatures`. */
 export const cardPayload = (card: object): Uint8Array => {
   const { signatures: _ignored, ...unsigned } = card as { signatures?: unknown }
-  const text = canonicalize(unsigned)
+  const text = canonicalJsonText(unsigned)
   if (text === undefined) throw new TypeError('the card cannot be canonicalized')
   return new TextEncoder().encode(text)
 }
