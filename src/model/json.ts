@@ -25,10 +25,10 @@ const isWellFormed = (text: string): boolean => (text as string & { isWellFormed
  * A value's JCS form (RFC 8785): members sorted by their names' UTF-16 code units, numbers and
  * strings as JSON.stringify writes them (which is how JCS defines both), no whitespace. Members
  * with no JSON text (undefined, a function, a symbol) are left out and such array items written
- * null, as JSON does; a value with none has no JCS form either. A string with half a surrogate pair, or a
- * number that is not finite, is refused (RFC 8785 takes I-JSON). It writes the text in one pass
- * and checks each string natively, where the canonicalize package (its output, byte for byte)
- * built an array of parts for every object and scanned every string in JavaScript: a small
+ * null, as JSON does; a value with none has no JCS form either. A string with half a surrogate
+ * pair, or a number that is not finite, is refused (RFC 8785 takes I-JSON). It writes the text in
+ * one pass and checks each string natively, where the canonicalize package (its output, byte for
+ * byte) built an array of parts for every object and scanned every string in JavaScript: a small
  * message's fingerprint text in 1.5–1.7 µs against 3.1–3.4, one with a 4 KB text in 6.3 against 18.
  */
 export const canonicalJsonText = (value: unknown): JsonText | undefined =>

@@ -21,7 +21,7 @@ const PINO_METADATA = Symbol.for('pino.metadata')
 const unwritten = new Set<() => void>()
 let exitHooked = false
 const writeAllAtExit = (): void => {
-  for (const flush of unwritten) flush()
+  for (const writeGathered of unwritten) writeGathered()
 }
 
 /**
@@ -43,8 +43,7 @@ export const logLines = (options: {
   const write = options.writeSync ?? (writeSync as WriteSync)
   let warned = false
   let gathered = ''
-  let scheduled = false
-  const flush = (): void => {
+  const writeGathered = (): void => {
     const lines = gathered
     gathered = ''
     if (lines === '') return
@@ -59,10 +58,10 @@ export const logLines = (options: {
       )
     }
   }
+  // Scheduled for the end of this turn exactly while it is in `unwritten`.
   const endOfTurn = (): void => {
-    scheduled = false
-    unwritten.delete(flush)
-    flush()
+    unwritten.delete(writeGathered)
+    writeGathered()
   }
   const destination = {
     [PINO_METADATA]: true,
@@ -70,12 +69,11 @@ export const logLines = (options: {
     write(line: string): void {
       gathered += line
       if (destination.lastLevel >= ERROR_LEVEL || gathered.length >= GATHERED_MAX) {
-        flush()
+        writeGathered()
         return
       }
-      if (scheduled) return
-      scheduled = true
-      unwritten.add(flush)
+      if (unwritten.has(writeGathered)) return
+      unwritten.add(writeGathered)
       if (!exitHooked) {
         exitHooked = true
         process.on('exit', writeAllAtExit)
@@ -84,7 +82,7 @@ export const logLines = (options: {
     },
     /** pino's `logger.flush()`: what is gathered, written now. */
     flush(callback?: (error?: Error) => void): void {
-      flush()
+      writeGathered()
       callback?.()
     },
   }

@@ -11,6 +11,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import type { Logger } from 'pino'
 import { logLines, type WriteSync } from '../../src/server/log-lines.ts'
 import { createServerLogger } from '../../src/server/redaction.ts'
 
@@ -26,15 +27,20 @@ const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-/** A WriteSync that keeps what each call was given, as text. */
-const recorder = (): { writes: string[]; writeSync: WriteSync } => {
+/** A server logger on the default destination whose writes are kept, each as the text it was given. */
+const recordedLogger = (): { writes: string[]; logger: Logger } => {
   const writes: string[] = []
   const writeSync: WriteSync = (_fd, data) => {
     const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8')
     writes.push(text)
     return Buffer.byteLength(text)
   }
-  return { writes, writeSync }
+  const logger = createServerLogger({
+    level: 'info',
+    authenticators: [],
+    destination: logLines({ fd: 99, writeSync }),
+  })
+  return { writes, logger }
 }
 
 const messagesOf = (text: string): string[] =>
@@ -78,12 +84,7 @@ describe('the default log destination', () => {
   })
 
   it("writes the lines of a turn in one write, and the next turn's in another", async () => {
-    const { writes, writeSync } = recorder()
-    const logger = createServerLogger({
-      level: 'info',
-      authenticators: [],
-      destination: logLines({ fd: 99, writeSync }),
-    })
+    const { writes, logger } = recordedLogger()
     logger.info('one')
     logger.info('two')
     logger.warn('three')
@@ -95,12 +96,7 @@ describe('the default log destination', () => {
   })
 
   it('writes an error line before its call returns, after the lines gathered before it', async () => {
-    const { writes, writeSync } = recorder()
-    const logger = createServerLogger({
-      level: 'info',
-      authenticators: [],
-      destination: logLines({ fd: 99, writeSync }),
-    })
+    const { writes, logger } = recordedLogger()
     logger.info('before')
     logger.error('failed')
     assert.deepEqual(writes.map(messagesOf), [['before', 'failed']])
@@ -116,12 +112,7 @@ describe('the default log destination', () => {
   })
 
   it('writes at once what a turn gathers past 64 KiB', () => {
-    const { writes, writeSync } = recorder()
-    const logger = createServerLogger({
-      level: 'info',
-      authenticators: [],
-      destination: logLines({ fd: 99, writeSync }),
-    })
+    const { writes, logger } = recordedLogger()
     const filler = 'x'.repeat(1000)
     for (let n = 0; n < 70; n++) logger.info({ filler }, `line ${n}`)
     assert.equal(writes.length, 1, 'one write, in the turn')
