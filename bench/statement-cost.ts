@@ -47,7 +47,11 @@ try {
   const cases: [string, string, unknown[]][] = [
     ['taskHead (every append; never compiled again)', tasks.taskHead.source, [taskId]],
     ['lastSeq (every artifact, log or chunk append)', tasks.lastSeq.source, [taskId]],
-    ['eventsAfter (every fold of a task)', tasks.eventsAfter.source, [taskId, 0]],
+    [
+      'taskHeadAndSnapshot (every fold of a task, its tail with it)',
+      tasks.taskHeadAndSnapshot.source,
+      [taskId],
+    ],
     ['eventsPage (a stream catching up)', tasks.eventsPage.source, [taskId, 0, 100]],
     ['pushConfigsOf (every status append)', push.pushConfigsOf.source, [taskId]],
     ['pushConfigsScoped', push.pushConfigsScoped.source, [taskId, 'default', 'anonymous']],

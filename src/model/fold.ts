@@ -136,15 +136,22 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
       task.logCount += 1
       break
     case 'artifact':
-      task.artifacts.push(event.artifact)
-      break
     case 'chunk':
-      appendChunk(task, event)
+      foldArtifacts(task, event)
       break
   }
   task.version = event.seq
   task.updatedAt = event.at
   return task
+}
+
+/**
+ * What an event does to the task's artifacts, and nothing else: a store that keeps the artifacts
+ * apart from the rest of a snapshot, at an older version, folds the events in between with this.
+ */
+export const foldArtifacts = (task: Pick<Task, 'artifacts'>, event: TaskEvent): void => {
+  if (event.kind === 'artifact') task.artifacts.push(event.artifact)
+  else if (event.kind === 'chunk') appendChunk(task, event)
 }
 
 /** Where the artifact with this id is in the task's list, or -1. Streams are usually the latest. */
@@ -161,7 +168,7 @@ export const artifactIndex = (task: Pick<Task, 'artifacts'>, artifactId: string)
  * that does not fit (no such stream, or one already done) is left out rather than refused, since
  * a store may have recorded it without folding, and a log must always fold.
  */
-const appendChunk = (task: Task, event: ChunkEvent): void => {
+const appendChunk = (task: Pick<Task, 'artifacts'>, event: ChunkEvent): void => {
   const index = artifactIndex(task, event.artifactId)
   const artifact = task.artifacts[index]
   if (artifact?.type !== 'text' || !artifact.stream || artifact.stream.done) return

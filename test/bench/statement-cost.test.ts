@@ -25,7 +25,7 @@ describe('the statement cost script', () => {
       [
         'taskHead',
         'lastSeq',
-        'eventsAfter',
+        'taskHeadAndSnapshot',
         'eventsPage',
         'pushConfigsOf',
         'pushConfigsScoped',

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { SqliteDatabase } from '../../src/store/sqlite/driver.ts'
+import { SNAPSHOT_COLUMNS } from '../../src/store/sqlite/rows.ts'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts'
 import { header, SCOPE } from './contract/fixtures.ts'
 
@@ -52,9 +53,7 @@ describe('the SQLite store statements', () => {
   it('are all recorded (the catalogues and every list filter combination)', () => {
     assert.ok(prepared.size >= 60, `only ${prepared.size} statements recorded`)
     assert.ok([...prepared].some((sql) => sql.includes('FROM events WHERE')))
-    assert.ok(
-      [...prepared].filter((sql) => sql.includes('SELECT snapshot FROM tasks WHERE tenant')).length >= 16,
-    )
+    assert.ok([...prepared].filter((sql) => sql.includes('AS tail FROM tasks WHERE tenant')).length >= 16)
   })
 
   // With a bare parameter there, SQLite may compile the statement again on every run (see prepareAll).
@@ -93,9 +92,10 @@ describe('the SQLite store statements', () => {
         assert.equal(plan(sql), plan(sql.replace(new RegExp(String.raw`\+(${BARE})`, 'g'), '$1')), sql)
       }
       const hot = [
+        // GetTask: the row by its key, the events after its snapshot by theirs, in one statement.
         [
-          'SELECT body FROM events WHERE task_id = +? AND seq > ? ORDER BY seq',
-          /^SEARCH events USING PRIMARY KEY/,
+          `SELECT ${SNAPSHOT_COLUMNS} FROM tasks WHERE id = +? AND tenant = +? AND owner = coalesce(?, owner)`,
+          /^SEARCH tasks USING INDEX sqlite_autoindex_tasks_1 \(id=\?\); CORRELATED SCALAR SUBQUERY \d+; SEARCH events USING PRIMARY KEY \(task_id=\? AND seq>\?\)$/,
         ],
         [
           'SELECT id, created_at, target FROM push_configs WHERE task_id = +? ORDER BY created_at, id',

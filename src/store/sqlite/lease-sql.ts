@@ -1,16 +1,17 @@
 import type Database from 'better-sqlite3'
 import { RUNNABLE_SQL } from '../run-pending.ts'
 import { prepareAll } from './db.ts'
+import { SNAPSHOT_COLUMNS } from './rows.ts'
 
 /**
  * Execution leases, on columns of the task row, prepared once. Times are epoch milliseconds.
  * A parameter in a WHERE or LIMIT is `+?`: see prepareAll.
  */
 const LEASE_SQL = {
-  claimable: `SELECT id, snapshot, lease_owner FROM tasks
+  claimable: `SELECT id, ${SNAPSHOT_COLUMNS}, lease_owner FROM tasks
     WHERE run_pending = 1 AND (lease_owner IS NULL OR lease_expires_at < ?)
     ORDER BY created_at LIMIT +?`,
-  claimableForAgents: `SELECT id, snapshot, lease_owner FROM tasks
+  claimableForAgents: `SELECT id, ${SNAPSHOT_COLUMNS}, lease_owner FROM tasks
     WHERE run_pending = 1 AND (lease_owner IS NULL OR lease_expires_at < ?)
       AND agent IN (SELECT value FROM json_each(?))
     ORDER BY created_at LIMIT +?`,

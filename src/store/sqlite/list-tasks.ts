@@ -2,8 +2,7 @@ import { SwitchboardError } from '../../model/errors.ts'
 import type { Scope } from '../../model/task.ts'
 import { decodePageToken, encodePageToken, type ListTasksPage, type ListTasksQuery } from '../contract.ts'
 import type { StatementCache } from './db.ts'
-import { currentTask } from './rows.ts'
-import type { TaskSql } from './task-sql.ts'
+import { currentTask, SNAPSHOT_COLUMNS, type SnapshotRow } from './rows.ts'
 
 // A parameter in a WHERE or LIMIT is `+@name`: see prepareAll.
 const FILTERS = [
@@ -20,7 +19,7 @@ const FILTERS = [
  * filters is its own statement, prepared once in the cache.
  */
 export const listTasks = (
-  ctx: { tasks: TaskSql; statements: StatementCache },
+  ctx: { statements: StatementCache },
   scope: Scope,
   query: ListTasksQuery,
 ): ListTasksPage => {
@@ -42,9 +41,11 @@ export const listTasks = (
     params.cursor_id = cursor.id
   }
   const rows = ctx.statements
-    .get(`SELECT snapshot FROM tasks WHERE ${pageWhere} ORDER BY status_at DESC, id DESC LIMIT +@limit`)
-    .all(params) as { snapshot: string }[]
-  const tasks = rows.slice(0, query.pageSize).map((r) => currentTask(ctx.tasks, r.snapshot))
+    .get(
+      `SELECT ${SNAPSHOT_COLUMNS} FROM tasks WHERE ${pageWhere} ORDER BY status_at DESC, id DESC LIMIT +@limit`,
+    )
+    .all(params) as SnapshotRow[]
+  const tasks = rows.slice(0, query.pageSize).map((r) => currentTask(r))
   const last = tasks.at(-1)
   const nextPageToken = rows.length > query.pageSize && last ? encodePageToken(last.statusAt, last.id) : ''
   return { tasks, nextPageToken, totalSize: total.n }

@@ -152,4 +152,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP TABLE artifacts;
   ALTER TABLE artifacts_v3 RENAME TO artifacts;
   `,
+  /*
+   * 8: a task row may keep its artifacts (past 2 KB) apart from its snapshot, at a version of
+   * their own that may be older than the snapshot's: a status change no longer writes out again
+   * the artifacts its events row already holds (see storedArtifacts in task-writes.ts). NULL, as
+   * in every row from before and every row with small artifacts: the snapshot holds them. Added
+   * columns rewrite no row.
+   */ `
+  ALTER TABLE tasks ADD COLUMN artifacts TEXT;
+  ALTER TABLE tasks ADD COLUMN artifacts_version INTEGER;
+  `,
 ]

@@ -42,7 +42,13 @@ import { listTasks } from './list-tasks.ts'
 import { migrate } from './migrate.ts'
 import { type PushSql, pushSql } from './push-sql.ts'
 import { deleteExpiredTasks, type RetentionSql, retentionSql } from './retention-sql.ts'
-import { currentTask, type SqliteDeliveryRow, type SqliteEventRow, type SqlitePushConfigRow } from './rows.ts'
+import {
+  currentTask,
+  type SnapshotRow,
+  type SqliteDeliveryRow,
+  type SqliteEventRow,
+  type SqlitePushConfigRow,
+} from './rows.ts'
 import { type TaskSql, taskSql } from './task-sql.ts'
 import { appendEvents, createTask, insertPushConfig, type WriteContext } from './task-writes.ts'
 
@@ -119,9 +125,9 @@ export class SqliteStore implements Store {
 
   async getTask(scope: Scope, taskId: string): Promise<Task | undefined> {
     const row = this.#tasks.taskSnapshot.get(taskId, scope.tenant, scope.owner ?? null) as
-      | { snapshot: string }
+      | SnapshotRow
       | undefined
-    return row ? currentTask(this.#tasks, row.snapshot) : undefined
+    return row ? currentTask(row) : undefined
   }
 
   async prepareIndex(index: OnDemandIndex): Promise<void> {
@@ -133,7 +139,7 @@ export class SqliteStore implements Store {
   }
 
   async listTasks(scope: Scope, query: ListTasksQuery): Promise<ListTasksPage> {
-    return listTasks({ tasks: this.#tasks, statements: this.#statements }, scope, query)
+    return listTasks({ statements: this.#statements }, scope, query)
   }
 
   async readEvents(taskId: string, afterSeq: number, limit = 1000): Promise<TaskEvent[]> {
@@ -159,11 +165,11 @@ export class SqliteStore implements Store {
         request.agents
           ? this.#leases.claimableForAgents.all(now, JSON.stringify(request.agents), request.limit)
           : this.#leases.claimable.all(now, request.limit)
-      ) as { id: string; snapshot: string; lease_owner: string | null }[]
+      ) as (SnapshotRow & { id: string; lease_owner: string | null })[]
       const expires = now + request.ttlMs
       return rows.map((row) => {
         this.#leases.takeLease.run(request.owner, expires, row.id)
-        return { task: currentTask(this.#tasks, row.snapshot), interrupted: row.lease_owner !== null }
+        return { task: currentTask(row), interrupted: row.lease_owner !== null }
       })
     })
   }

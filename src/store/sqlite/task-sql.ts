@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import { OPEN_SQL } from '../task-indexes.ts'
 import { prepareAll } from './db.ts'
+import { SNAPSHOT_COLUMNS } from './rows.ts'
 
 /** An INSERT of `count` artifact rows. */
 const artifactRows = (count: number): string =>
@@ -20,29 +21,30 @@ const TASK_SQL = {
   insertTask: `INSERT INTO tasks
     (id, tenant, owner, agent, context_id, state, version, created_at, status_at, run_pending, lease_owner, lease_expires_at, snapshot)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-  // The snapshot column is last in the row and not read: its overflow pages stay on disk.
+  // The snapshot and the artifacts are last in the row and not read: their overflow pages stay on disk.
   taskHead: 'SELECT state, tenant, owner, lease_owner, version FROM tasks WHERE id = +?',
-  taskHeadAndSnapshot: 'SELECT state, tenant, owner, lease_owner, version, snapshot FROM tasks WHERE id = +?',
-  snapshotById: 'SELECT snapshot FROM tasks WHERE id = +?',
+  taskHeadAndSnapshot: `SELECT state, tenant, owner, lease_owner, version, ${SNAPSHOT_COLUMNS} FROM tasks WHERE id = +?`,
+  snapshotById: `SELECT ${SNAPSHOT_COLUMNS} FROM tasks WHERE id = +?`,
   lastSeq: 'SELECT max(seq) AS seq FROM events WHERE task_id = +?',
   // owner NULL: a tenant-wide scope (see visible in store/rows.ts).
-  taskSnapshot: 'SELECT snapshot FROM tasks WHERE id = +? AND tenant = +? AND owner = coalesce(?, owner)',
+  taskSnapshot: `SELECT ${SNAPSHOT_COLUMNS} FROM tasks WHERE id = +? AND tenant = +? AND owner = coalesce(?, owner)`,
   // The predicate is the tasks_open index's, word for word, so the count reads only that index
   // (made on demand by prepareIndex: see the store contract).
   countOpen: `SELECT count(*) AS n FROM tasks
     WHERE tenant = +? AND owner = +? AND ${OPEN_SQL}`,
   // With a release the run's lease goes too, leaving the task as releaseLease would.
   // better-sqlite3 binds no numbered parameter twice: the run_pending and lease columns are computed
-  // by the caller (see appendFolded), and the version is compared as the compare-and-set.
+  // by the caller (see appendFolded), and the version is compared as the compare-and-set. The
+  // artifacts column is set (to a value or NULL) when the flag before it is 1, else kept.
   updateTask: `UPDATE tasks SET state = ?, version = ?, status_at = ?, snapshot = ?,
+    artifacts = CASE ? WHEN 1 THEN ? ELSE artifacts END, artifacts_version = ?,
     run_pending = coalesce(?, run_pending),
     lease_owner = CASE WHEN ? = 1 THEN NULL ELSE lease_owner END,
     lease_expires_at = CASE WHEN ? = 1 THEN NULL ELSE lease_expires_at END
     WHERE id = +? AND version = +?`,
+  // `seq` is the last event's of the row (see insertEvents). A snapshot's reads take the rows
+  // after it in the same statement (SNAPSHOT_COLUMNS in rows.ts).
   insertEvent: 'INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)',
-  // `seq` is the last event's of the row (see insertEvents). The tail after a snapshot is short,
-  // since snapshots are refreshed every SNAPSHOT_EVERY events.
-  eventsAfter: 'SELECT body FROM events WHERE task_id = +? AND seq > ? ORDER BY seq',
   // Every row holds at least one event: n rows hold at least n events, if there are.
   eventsPage: 'SELECT body FROM events WHERE task_id = +? AND seq > ? ORDER BY seq LIMIT +?',
   // An artifact row leads to its artifact event: its task and the event's seq (migration 7).

@@ -18,7 +18,8 @@ import { openingEvents } from '../opening.ts'
 import { outboxRows, toPushConfig, visible } from '../rows.ts'
 import { runPendingAfter } from '../run-pending.ts'
 import type { PushSql } from './push-sql.ts'
-import { currentTask, readTask, type SqlitePushConfigRow } from './rows.ts'
+import { currentTask, foldRow, readTask, type SnapshotRow, type SqlitePushConfigRow } from './rows.ts'
+import { KEEP, SNAPSHOT_EVERY, snapshotOf, storedArtifacts } from './snapshot.ts'
 import type { TaskSql } from './task-sql.ts'
 
 /**
@@ -41,9 +42,6 @@ interface TaskHead {
 }
 
 type TaskOwner = Pick<Task, 'id' | 'tenant' | 'owner'>
-
-/** Quiet events (logs, artifacts) allowed after a snapshot before an append folds them into a new one. */
-const SNAPSHOT_EVERY = 64
 
 export const createTask = (ctx: WriteContext, request: CreateTaskRequest): CreateTaskResult => {
   const { header, idempotency } = request
@@ -97,10 +95,10 @@ const keyedTask = (ctx: WriteContext, header: TaskHeader, idempotency: Idempoten
     | { fingerprint: string | null; task_id: string; created_at: number }
     | undefined
   if (!held || held.created_at <= Date.now() - idempotency.windowMs) return undefined
-  const row = ctx.tasks.snapshotById.get(held.task_id) as { snapshot: string } | undefined
+  const row = ctx.tasks.snapshotById.get(held.task_id) as SnapshotRow | undefined
   if (!row) return undefined
   if (held.fingerprint !== null && held.fingerprint !== idempotency.fingerprint) throw idempotencyConflict()
-  return currentTask(ctx.tasks, row.snapshot)
+  return currentTask(row)
 }
 
 /**
@@ -116,7 +114,7 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): AppendR
     request.pushTargets === undefined &&
     request.events.every((e) => e.kind === 'log' || e.kind === 'artifact' || e.kind === 'chunk')
   const head = (quietable ? ctx.tasks.taskHead : ctx.tasks.taskHeadAndSnapshot).get(request.taskId) as
-    | (TaskHead & { snapshot?: string })
+    | (TaskHead & Partial<SnapshotRow>)
     | undefined
   if (!head || !visible(head, request.scope)) {
     throw new SwitchboardError('TASK_NOT_FOUND', `no task ${request.taskId}`)
@@ -124,12 +122,11 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): AppendR
   if (request.leaseOwner !== undefined && head.lease_owner !== request.leaseOwner) {
     throw new SwitchboardError('LEASE_LOST', `task ${request.taskId} is no longer leased to this runner`)
   }
-  if (head.snapshot !== undefined)
-    return appendFolded(ctx, request, head, currentTask(ctx.tasks, head.snapshot))
+  if (head.snapshot !== undefined) return appendFolded(ctx, request, head, head as SnapshotRow)
   const last = (ctx.tasks.lastSeq.get(request.taskId) as { seq: number }).seq
   return last + request.events.length - head.version <= SNAPSHOT_EVERY
     ? appendQuiet(ctx, request, head, last)
-    : appendFolded(ctx, request, head, readTask(ctx.tasks, request.taskId)!)
+    : appendFolded(ctx, request, head, ctx.tasks.snapshotById.get(request.taskId) as SnapshotRow)
 }
 
 const appendQuiet = (
@@ -195,8 +192,12 @@ const appendFolded = (
   ctx: WriteContext,
   request: AppendRequest,
   head: TaskHead,
-  task: Task,
+  row: SnapshotRow,
 ): AppendResult => {
+  const folded = foldRow(row, { keepStored: true })
+  const { task } = folded
+  // The first event since the stored artifacts that changed them: until it, they are the task's.
+  let artifactsChangedAt = folded.artifactsChangedAt
   const at = nowIso()
   // Configs that come with the append hear of its events like the ones already there.
   addPushConfigs(ctx, task, request.pushTargets, at)
@@ -207,10 +208,17 @@ const appendFolded = (
     const event = stampEvent(body, task.version + 1, at)
     applyEvent(task, event)
     events.push(event)
+    if (artifactsChangedAt === undefined && (event.kind === 'artifact' || event.kind === 'chunk'))
+      artifactsChangedAt = event.seq
     if (configs.length > 0 && mayNotify(event))
       outbox += enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
   }
-  insertEvents(ctx, task.id, events)
+  const written = insertEvents(ctx, task.id, events)
+  const stored = storedArtifacts(row, folded, {
+    version: head.version,
+    changedAt: artifactsChangedAt,
+    written,
+  })
   insertArtifacts(ctx, task.id, events, request.blobs)
   const release = request.releaseLease === true && request.leaseOwner !== undefined
   const runPending = runPendingAfter(task.state, { requestRun: request.requestRun === true, release })
@@ -218,7 +226,10 @@ const appendFolded = (
     task.state,
     task.version,
     task.statusAt,
-    JSON.stringify(task),
+    stored === undefined ? JSON.stringify(task) : snapshotOf(task),
+    Number(stored?.json !== KEEP),
+    stored === undefined || stored.json === KEEP ? null : stored.json,
+    stored?.version ?? null,
     runPending === undefined ? null : Number(runPending),
     Number(release),
     Number(release),
@@ -271,7 +282,7 @@ const ARTIFACT_INSERTS = [
 
 /**
  * An artifact's row is its id, its task and its event's seq: the artifact itself is in the event
- * (and the snapshot), where getArtifact reads it. Its tenant and owner are the task's. The rows of
+ * (and, once a fold writes them out, in the task row's artifacts), where getArtifact reads it. Its tenant and owner are the task's. The rows of
  * an append go in by powers of two, one statement each: a statement's run costs about as much as
  * the row it inserts (bench/README.md, _Artifact rows in one statement_).
  */
@@ -331,7 +342,10 @@ const enqueueDeliveries = (
  * a run's batch costs one B-tree insert, not one per event. A reader asks for the rows ending
  * after its cursor and skips the events it has (eventsOfRows in store/rows.ts).
  */
-const insertEvents = (ctx: WriteContext, taskId: string, events: readonly TaskEvent[]): void => {
+const insertEvents = (ctx: WriteContext, taskId: string, events: readonly TaskEvent[]): number => {
   const last = events.at(-1)
-  if (last) ctx.tasks.insertEvent.run(taskId, last.seq, JSON.stringify(events))
+  if (!last) return 0
+  const json = JSON.stringify(events)
+  ctx.tasks.insertEvent.run(taskId, last.seq, json)
+  return json.length
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { Artifact } from '../../../src/model/artifacts.ts'
 import type { EventBody } from '../../../src/model/events.ts'
+import { fold, headerOf } from '../../../src/model/fold.ts'
 import { newId } from '../../../src/model/ids.ts'
 import { nowIso } from '../../../src/model/time.ts'
 import {
@@ -13,6 +14,7 @@ import {
   rejectsWith,
   SCOPE,
   status,
+  textArtifact,
   workingTask,
 } from './fixtures.ts'
 
@@ -32,6 +34,12 @@ const chunk = (artifactId: string, text: string, lastChunk = false): EventBody =
   artifactId,
   text,
   lastChunk,
+})
+
+const message = (text: string) => ({
+  messageId: newId(),
+  role: 'agent' as const,
+  parts: [{ kind: 'text' as const, text }],
 })
 
 const textOf = (artifact: Artifact | undefined): string | undefined =>
@@ -82,6 +90,48 @@ export const chunkCases = (store: CurrentStore): void => {
       const stored = await store().getArtifact(SCOPE, story.id)
       assert.equal(textOf(stored?.artifact), '')
       assert.deepEqual(stored?.artifact.stream, { chunks: 0, done: false })
+    })
+
+    it('between status changes, in batches with them or apart, read at every step: the exact fold of the log', async () => {
+      // A store may keep the artifacts apart from the rest of its snapshot, at an older version
+      // (SQLite does): status changes here fold the task with artifacts and chunks before, in and
+      // after them, past every backend's refresh interval, and the task ends with a batch of both.
+      const task = await workingTask(store())
+      const story = opening(task.id)
+      await store().append({ taskId: task.id, events: [{ kind: 'artifact', artifact: story }] })
+      const readBack = async (): Promise<void> => {
+        const log = await store().readEvents(task.id, 0, 100_000)
+        const expected = fold(headerOf(task), log)
+        assertSameTask(await store().getTask(SCOPE, task.id), expected, `at version ${expected.version}`)
+        const listed = await store().listTasks(SCOPE, { pageSize: 100 })
+        assertSameTask(
+          listed.tasks.find((t) => t.id === task.id),
+          expected,
+        )
+      }
+      for (let i = 0; i < 160; i++) {
+        const events: EventBody[] = []
+        if (i % 3 !== 2) events.push(chunk(story.id, `${i} `))
+        if (i % 5 === 0) events.push({ kind: 'artifact', artifact: textArtifact(task.id, `note ${i}`) })
+        // A status while WORKING: the WORKING update that says something (a status change to fold).
+        if (i % 4 === 1 || i % 50 === 49) events.push(status('WORKING', { message: message(`step ${i}`) }))
+        if (events.length === 0) events.push({ kind: 'log', level: 'INFO', message: `line ${i}` })
+        await store().append({ taskId: task.id, events })
+        if (i % 9 === 0 || i > 150) await readBack()
+      }
+      await store().append({
+        taskId: task.id,
+        events: [
+          chunk(story.id, 'end', true),
+          { kind: 'artifact', artifact: textArtifact(task.id, 'last') },
+          completed,
+        ],
+      })
+      await readBack()
+      const done = await store().getTask(SCOPE, task.id)
+      assert.equal(done?.state, 'COMPLETED')
+      assert.deepEqual(done?.artifacts[0]?.stream, { chunks: 108, done: true })
+      assert.equal(done?.artifacts.length, 34)
     })
 
     it('refuse a chunk after the task is terminal, writing nothing', async () => {
