@@ -1,5 +1,5 @@
 import { SwitchboardError } from './errors.ts'
-import type { ChunkEvent, TaskEvent } from './events.ts'
+import type { ChunkEvent, EventBody, TaskEvent } from './events.ts'
 import { canTransition, isTerminal, type TaskState } from './states.ts'
 import type { Answer, Task, TaskHeader } from './task.ts'
 
@@ -144,6 +144,10 @@ export const applyEvent = (task: Task, event: TaskEvent): Task => {
   task.updatedAt = event.at
   return task
 }
+
+/** Whether the event changes the task's artifacts: an artifact, or a chunk of a streamed one. */
+export const changesArtifacts = (event: EventBody): boolean =>
+  event.kind === 'artifact' || event.kind === 'chunk'
 
 /**
  * What an event does to the task's artifacts, and nothing else: a store that keeps the artifacts

@@ -155,7 +155,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   /*
    * 8: a task row may keep its artifacts (past 2 KB) apart from its snapshot, at a version of
    * their own that may be older than the snapshot's: a status change no longer writes out again
-   * the artifacts its events row already holds (see storedArtifacts in task-writes.ts). NULL, as
+   * the artifacts its events row already holds (see storedArtifacts in snapshot.ts). NULL, as
    * in every row from before and every row with small artifacts: the snapshot holds them. Added
    * columns rewrite no row.
    */ `

@@ -1,6 +1,6 @@
 import type { Artifact } from '../../model/artifacts.ts'
 import type { TaskEvent } from '../../model/events.ts'
-import { applyEvent, foldArtifacts } from '../../model/fold.ts'
+import { applyEvent, changesArtifacts, foldArtifacts } from '../../model/fold.ts'
 import { TERMINAL_STATES } from '../../model/states.ts'
 import type { Task } from '../../model/task.ts'
 import type { DeliveryRow, EventRow, PushConfigRow } from '../rows.ts'
@@ -46,8 +46,8 @@ export const SNAPSHOT_COLUMNS = `snapshot, artifacts, artifacts_version,
 export interface FoldedRow {
   task: Task
   artifactsChangedAt: number | undefined
-  /** With `keepStored`, when the snapshot held the artifacts and events followed: them as stored. */
-  storedArtifacts?: Artifact[]
+  /** With `keepStored`, when the snapshot held the artifacts: them as stored. */
+  storedArtifacts: Artifact[] | undefined
 }
 
 /**
@@ -60,8 +60,7 @@ export const foldRow = (row: SnapshotRow, options?: { keepStored: boolean }): Fo
   if (row.artifacts !== null) task.artifacts = row.artifacts === '[]' ? [] : JSON.parse(row.artifacts)
   // A chunk replaces its artifact in the list rather than change it: a copy of the list keeps them.
   const storedArtifacts = options?.keepStored && row.artifacts === null ? task.artifacts.slice() : undefined
-  if (row.tail === null)
-    return storedArtifacts ? { task, artifactsChangedAt, storedArtifacts } : { task, artifactsChangedAt }
+  if (row.tail === null) return { task, artifactsChangedAt, storedArtifacts }
   const version = task.version
   const from = row.artifacts_version ?? version
   // Each events row is a JSON array of events; a row ending after `from` may begin before it.
@@ -72,11 +71,10 @@ export const foldRow = (row: SnapshotRow, options?: { keepStored: boolean }): Fo
       if (event.seq <= from) continue
       if (event.seq > version) applyEvent(task, event)
       else foldArtifacts(task, event)
-      if (artifactsChangedAt === undefined && (event.kind === 'artifact' || event.kind === 'chunk'))
-        artifactsChangedAt = event.seq
+      if (artifactsChangedAt === undefined && changesArtifacts(event)) artifactsChangedAt = event.seq
     }
   }
-  return storedArtifacts ? { task, artifactsChangedAt, storedArtifacts } : { task, artifactsChangedAt }
+  return { task, artifactsChangedAt, storedArtifacts }
 }
 
 export const currentTask = (row: SnapshotRow): Task => foldRow(row).task

@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../../model/errors.ts'
 import { stampEvent, type TaskEvent } from '../../model/events.ts'
-import { applyEvent, assertNotTerminal, emptyTask } from '../../model/fold.ts'
+import { applyEvent, assertNotTerminal, changesArtifacts, emptyTask } from '../../model/fold.ts'
 import { newId } from '../../model/ids.ts'
 import { mayNotify, notifies, type PushConfig, type PushTarget } from '../../model/push.ts'
 import type { TaskState } from '../../model/states.ts'
@@ -112,7 +112,7 @@ export const appendEvents = (ctx: WriteContext, request: AppendRequest): AppendR
     request.requestRun !== true &&
     request.releaseLease !== true &&
     request.pushTargets === undefined &&
-    request.events.every((e) => e.kind === 'log' || e.kind === 'artifact' || e.kind === 'chunk')
+    request.events.every((e) => e.kind === 'log' || changesArtifacts(e))
   const head = (quietable ? ctx.tasks.taskHead : ctx.tasks.taskHeadAndSnapshot).get(request.taskId) as
     | (TaskHead & Partial<SnapshotRow>)
     | undefined
@@ -208,8 +208,7 @@ const appendFolded = (
     const event = stampEvent(body, task.version + 1, at)
     applyEvent(task, event)
     events.push(event)
-    if (artifactsChangedAt === undefined && (event.kind === 'artifact' || event.kind === 'chunk'))
-      artifactsChangedAt = event.seq
+    if (artifactsChangedAt === undefined && changesArtifacts(event)) artifactsChangedAt = event.seq
     if (configs.length > 0 && mayNotify(event))
       outbox += enqueueDeliveries(ctx, task.id, configs, event, JSON.stringify(task))
   }
@@ -282,9 +281,9 @@ const ARTIFACT_INSERTS = [
 
 /**
  * An artifact's row is its id, its task and its event's seq: the artifact itself is in the event
- * (and, once a fold writes them out, in the task row's artifacts), where getArtifact reads it. Its tenant and owner are the task's. The rows of
- * an append go in by powers of two, one statement each: a statement's run costs about as much as
- * the row it inserts (bench/README.md, _Artifact rows in one statement_).
+ * (and in the task row's snapshot or artifacts), where getArtifact reads it. Its tenant and owner
+ * are the task's. The rows of an append go in by powers of two, one statement each: a statement's
+ * run costs about as much as the row it inserts (bench/README.md, _Artifact rows in one statement_).
  */
 const insertArtifacts = (
   ctx: WriteContext,
