@@ -40,7 +40,7 @@ const boundedClaims = (claims: JsonObject): JsonObject => {
  * `ctx.caller`: the handler's own copy, which it cannot change for later calls of this run. Only
  * the claims are nested, so only they are deep-copied; the rest is strings, copied as they are.
  * Each member named, not spread: on V8 a frozen copy made by spreading kept each run's objects
- * past the young collections, and the named copy does not (bench/README.md, _What kept
+ * past the young collections, and the named copy does not (bench/HISTORY.md, _What kept
  * every request's objects_).
  */
 export const frozenCaller = (caller: CallerIdentity): CallerIdentity => {

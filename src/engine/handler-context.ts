@@ -7,7 +7,7 @@ import type { Message } from '../model/parts.ts'
  * on first read (an AbortSignal costs more than the rest of a short run's bookkeeping): V8 keeps
  * the getter of an object literal, and all it closes over, through the young collections until a
  * full one, so a literal with its own getter made every run's objects outlive it
- * (bench/README.md, _What kept every request's objects_).
+ * (bench/HISTORY.md, _What kept every request's objects_).
  */
 export class HandlerContext implements TaskContext {
   declare readonly taskId: string

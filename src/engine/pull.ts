@@ -3,7 +3,7 @@
  * at once, or PENDING, and then calls `waker.wake()` once (never inside that `pull()`) when pulling
  * again can give more. An open stream spends its life waiting for its task's next event; waiting
  * as a registered waker costs one field, where waiting on `next()` costs a promise, its resolving
- * functions and a reaction at each layer between the task and the socket (bench/README.md,
+ * functions and a reaction at each layer between the task and the socket (bench/HISTORY.md,
  * _Memory per open stream_). `next()` is offered on top (nextOf) for the consumers that iterate.
  */
 

@@ -5,7 +5,7 @@
  * the Map is old, those dead tables are roots of every young collection: every value they held,
  * and all it reaches (a request, a run), is kept and promoted, until a full collection. This one
  * starts over in a new Map after as many deletions as it holds entries (at least 64), which cuts
- * that chain at the cost of one copy per entry deleted (bench/README.md, _What kept
+ * that chain at the cost of one copy per entry deleted (bench/HISTORY.md, _What kept
  * every request's objects_).
  */
 export class TransientMap<K, V> {

@@ -17,7 +17,7 @@ class Disconnect implements CallerSignal {
 
   constructor(res: ServerResponse) {
     // `on`, not `once`: a response closes once, and once() wraps each listener in three objects
-    // that an open stream keeps (bench/README.md, _Memory per open stream_).
+    // that an open stream keeps (bench/HISTORY.md, _Memory per open stream_).
     res.on('close', () => {
       if (res.writableFinished) return
       this.#aborted = true

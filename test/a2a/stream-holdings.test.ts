@@ -1,7 +1,7 @@
 /**
  * What an open stream holds while its task is quiet: no promise. The stream writer is the waker
  * the task's follower keeps (engine/pull.ts), so ten thousand waiting subscribers are ten
- * thousand small objects, not ten thousand promise chains (bench/README.md, _Memory per open
+ * thousand small objects, not ten thousand promise chains (bench/HISTORY.md, _Memory per open
  * stream_: four promises a stream before 7dc3f59). Counted with v8.queryObjects, which collects
  * first, so only what is held is counted; the clients are raw sockets, which hold no promise.
  */

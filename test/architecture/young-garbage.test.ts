@@ -10,7 +10,7 @@ const SRC = join(import.meta.dirname, '../../src')
 /**
  * Where `text` defines a getter or a setter in an object literal. V8 keeps such an accessor, and
  * everything its closure reaches, through the young collections until a full one: on a request's
- * path that kept every request's objects (bench/README.md, _What kept every request's objects_). A
+ * path that kept every request's objects (bench/HISTORY.md, _What kept every request's objects_). A
  * class's accessors live on its prototype and are made once.
  */
 const literalAccessors = (file: string, text: string): string[] => {

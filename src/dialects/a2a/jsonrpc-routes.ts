@@ -23,7 +23,7 @@ import type { StreamItem } from './wire/shapes.ts'
 
 /**
  * One JSON-RPC call. A class and not an object literal with a getter: V8 keeps a literal's getter,
- * and the whole request it closes over, past the young collections until a full one (bench/README.md,
+ * and the whole request it closes over, past the young collections until a full one (bench/HISTORY.md,
  * _What kept every request's objects_).
  */
 class CallContext {

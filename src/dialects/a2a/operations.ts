@@ -103,7 +103,7 @@ export class A2aOperations {
     const view = (task: Task) => this.#view(task, request.configuration?.historyLength)
     const returnImmediately = request.configuration?.returnImmediately === true
     // Two arguments, not `{ ...accepted, returnImmediately, view }`: on Node 20 a spread followed by
-    // new members kept every send's objects past the young collections (bench/README.md, _What kept
+    // new members kept every send's objects past the young collections (bench/HISTORY.md, _What kept
     // every request's objects_).
     return answerMessage(await this.#accepted(request, signal), { returnImmediately, view })
   }

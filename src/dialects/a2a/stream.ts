@@ -39,7 +39,7 @@ export interface LiveStreamOptions {
  * The copy of a task that a subscription's follower folds the later events into. The updates made
  * from it (streamItemsOf) never show the conversation, the input or the answers, so the copy leaves
  * them out: every open subscription kept its own, and ten thousand subscribers of a task held ten
- * thousand copies of its first message (bench/README.md, _Memory per open stream_). A spread that
+ * thousand copies of its first message (bench/HISTORY.md, _Memory per open stream_). A spread that
  * only overrides members keeps the task's shape; one of a destructured rest gave every copy a
  * hidden class of its own (400 bytes more a stream than it saved).
  */
@@ -169,7 +169,7 @@ export interface StreamEncoding<T> {
  * starts: its batch yields one (engine/run.ts), the SQLite group commit another (store/sqlite/db.ts);
  * one more, so that it does not matter whether the run or the stream was scheduled first in a
  * turn. Held that long, a quick task's whole stream is one socket write instead of two
- * (bench/README.md, _One write a stream_); a stream whose events come later gets its first item
+ * (bench/HISTORY.md, _One write a stream_); a stream whose events come later gets its first item
  * three turns later.
  */
 export const OPENING_HOLD_TURNS = 3

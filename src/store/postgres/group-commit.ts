@@ -245,7 +245,7 @@ export class PgGroupCommit {
       }
       const configs = plan.added.length > 0 ? [...known.configs, ...plan.added] : known.configs
       // Not `{ ...known, … }`: on Node 20 a spread followed by more members is slow, and what the
-      // copy holds outlives the young collections (bench/README.md, _What kept every request's objects_).
+      // copy holds outlives the young collections (bench/HISTORY.md, _What kept every request's objects_).
       this.#known.set(plan.task, Object.assign({}, known, { snapshot: plan.snapshot, configs }))
       write.resolve({ task: plan.task, events: plan.events, ...(plan.outbox.any && { outbox: true }) })
     }

@@ -11,7 +11,7 @@ export const SNAPSHOT_EVERY = 64
 /**
  * Artifacts smaller than this (with the snapshot or the events that hold them) stay in the
  * snapshot at every fold, as before migration 8: a read folding them from the events rows would
- * cost more than the write saves (bench/README.md, _The snapshot without its artifacts_).
+ * cost more than the write saves (bench/HISTORY.md, _The snapshot without its artifacts_).
  */
 const ARTIFACTS_APART_BYTES = 2048
 

@@ -283,7 +283,7 @@ const ARTIFACT_INSERTS = [
  * An artifact's row is its id, its task and its event's seq: the artifact itself is in the event
  * (and in the task row's snapshot or artifacts), where getArtifact reads it. Its tenant and owner
  * are the task's. The rows of an append go in by powers of two, one statement each: a statement's
- * run costs about as much as the row it inserts (bench/README.md, _Artifact rows in one statement_).
+ * run costs about as much as the row it inserts (bench/HISTORY.md, _Artifact rows in one statement_).
  */
 const insertArtifacts = (
   ctx: WriteContext,
